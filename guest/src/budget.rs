@@ -1,0 +1,154 @@
+//! The seven budget layers (R8.1) and the session counters that enforce the cumulative ones
+//! (R8.2). Recall consults a [`Session`] before it injects anything.
+
+use serde::{Deserialize, Serialize};
+
+/// Memories selected per request.
+pub const SELECT_COUNT: u32 = 5;
+/// Max tokens of the selection reply.
+pub const SELECT_REPLY_TOKENS: u32 = 256;
+/// Lines of one injected memory.
+pub const MEMORY_LINES: u32 = 200;
+/// Bytes of one injected memory.
+pub const MEMORY_BYTES: u32 = 4096;
+/// Bytes injected in one turn.
+pub const TURN_BYTES: u32 = SELECT_COUNT * MEMORY_BYTES;
+/// Bytes injected in one session before recall stops prefetching.
+pub const SESSION_BYTES: u32 = 60 * 1024;
+
+/// All budget limits in one place, as the `budget.limits` export reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Lines of MEMORY.md kept.
+    pub index_lines: u32,
+    /// Bytes of MEMORY.md kept.
+    pub index_bytes: u32,
+    /// Files scanned.
+    pub scan_files: u32,
+    /// Lines read per scanned file.
+    pub scan_lines: u32,
+    /// Memories selected per request.
+    pub select_count: u32,
+    /// Max tokens of the selection reply.
+    pub select_reply_tokens: u32,
+    /// Lines of one memory.
+    pub memory_lines: u32,
+    /// Bytes of one memory.
+    pub memory_bytes: u32,
+    /// Bytes per turn.
+    pub turn_bytes: u32,
+    /// Bytes per session.
+    pub session_bytes: u32,
+}
+
+/// The limits in force.
+pub const LIMITS: Limits = Limits {
+    index_lines: crate::index::MAX_LINES as u32,
+    index_bytes: crate::index::MAX_BYTES as u32,
+    scan_files: crate::scan::MAX_FILES as u32,
+    scan_lines: crate::scan::HEAD_LINES,
+    select_count: SELECT_COUNT,
+    select_reply_tokens: SELECT_REPLY_TOKENS,
+    memory_lines: MEMORY_LINES,
+    memory_bytes: MEMORY_BYTES,
+    turn_bytes: TURN_BYTES,
+    session_bytes: SESSION_BYTES,
+};
+
+/// What one session has injected: the surfaced set and the turn and session byte counters.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    surfaced: Vec<String>,
+    turn_bytes: u32,
+    session_bytes: u32,
+}
+
+impl Session {
+    /// A fresh session.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Restores a session saved with [`Session::to_json`].
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        serde_json::from_str(text).map_err(|e| format!("session is not valid: {e}"))
+    }
+
+    /// The session as JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a session always serialises")
+    }
+
+    /// Starts a new turn.
+    pub fn begin_turn(&mut self) {
+        self.turn_bytes = 0;
+    }
+
+    /// Whether `path` may still be injected with `bytes` bytes.
+    pub fn can_inject(&self, path: &str, bytes: u32) -> bool {
+        !self.surfaced.iter().any(|p| p == path)
+            && self.turn_bytes.saturating_add(bytes) <= TURN_BYTES
+            && self.session_bytes.saturating_add(bytes) <= SESSION_BYTES
+    }
+
+    /// Records an injection.
+    pub fn record_injection(&mut self, path: &str, bytes: u32) {
+        if !self.surfaced.iter().any(|p| p == path) {
+            self.surfaced.push(path.to_string());
+        }
+        self.turn_bytes = self.turn_bytes.saturating_add(bytes);
+        self.session_bytes = self.session_bytes.saturating_add(bytes);
+    }
+
+    /// Paths surfaced so far, oldest first.
+    pub fn surfaced(&self) -> &[String] {
+        &self.surfaced
+    }
+
+    /// Bytes injected this turn.
+    pub fn turn_bytes(&self) -> u32 {
+        self.turn_bytes
+    }
+
+    /// Bytes injected since the session began or was last compacted.
+    pub fn session_bytes(&self) -> u32 {
+        self.session_bytes
+    }
+
+    /// The conversation was compacted: everything injected left the context.
+    pub fn compact(&mut self) {
+        *self = Self::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_surfaced_memory_is_not_injected_again_until_compaction() {
+        let mut s = Session::new();
+        assert!(s.can_inject("a.md", 100));
+        s.record_injection("a.md", 100);
+        assert!(!s.can_inject("a.md", 100));
+        s.compact();
+        assert!(s.can_inject("a.md", 100));
+    }
+
+    #[test]
+    fn the_turn_and_session_budgets_bound_injection() {
+        let mut s = Session::new();
+        for i in 0..5 {
+            s.record_injection(&format!("m{i}.md"), MEMORY_BYTES);
+        }
+        assert!(!s.can_inject("m5.md", 1));
+        s.begin_turn();
+        assert!(s.can_inject("m5.md", MEMORY_BYTES));
+        for i in 5..15 {
+            s.begin_turn();
+            s.record_injection(&format!("m{i}.md"), MEMORY_BYTES);
+        }
+        assert!(!s.can_inject("x.md", 1));
+        assert_eq!(Session::from_json(&s.to_json()).unwrap(), s);
+    }
+}

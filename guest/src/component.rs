@@ -1,0 +1,288 @@
+//! The WebAssembly component glue: the generated bindings, the `host-fs` import as an [`Fs`],
+//! and the exports, with every conversion between core and WIT types in this one file.
+
+use crate::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
+use crate::{budget, index, manifest, paths, scan};
+use std::cell::RefCell;
+
+wit_bindgen::generate!({
+    path: "../wit",
+    world: "memory-core",
+});
+
+use exports::memdir::memory as ex;
+use memdir::memory::{host_fs, types as wit};
+
+/// The host filesystem, reached through the `host-fs` import.
+struct HostFs;
+
+impl Fs for HostFs {
+    fn list_dir(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
+        let entries = host_fs::list_dir(path).map_err(fs_error)?;
+        Ok(entries
+            .into_iter()
+            .map(|e| DirEntry { name: e.name, kind: kind(e.kind), size: e.size, mtime_ms: e.mtime_ms })
+            .collect())
+    }
+
+    fn read_head(&self, path: &str, max_lines: u32, max_bytes: u32) -> Result<FileHead, FsError> {
+        let h = host_fs::read_head(path, max_lines, max_bytes).map_err(fs_error)?;
+        Ok(FileHead { data: h.data, size: h.size, mtime_ms: h.mtime_ms, truncated: h.truncated })
+    }
+
+    fn stat(&self, path: &str) -> Result<FileStat, FsError> {
+        let s = host_fs::stat(path).map_err(fs_error)?;
+        Ok(FileStat { kind: kind(s.kind), size: s.size, mtime_ms: s.mtime_ms })
+    }
+
+    fn real_path(&self, path: &str) -> Result<String, FsError> {
+        host_fs::real_path(path).map_err(fs_error)
+    }
+
+    fn read_file(&self, path: &str, max_bytes: u64) -> Result<Vec<u8>, FsError> {
+        host_fs::read_file(path, max_bytes).map_err(fs_error)
+    }
+
+    fn write_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
+        host_fs::write_file(path, data).map_err(fs_error)
+    }
+
+    fn append_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
+        host_fs::append_file(path, data).map_err(fs_error)
+    }
+
+    fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
+        host_fs::rename(from, to).map_err(fs_error)
+    }
+
+    fn remove_file(&self, path: &str) -> Result<(), FsError> {
+        host_fs::remove_file(path).map_err(fs_error)
+    }
+
+    fn create_dir_all(&self, path: &str) -> Result<(), FsError> {
+        host_fs::create_dir_all(path).map_err(fs_error)
+    }
+}
+
+fn kind(k: wit::EntryKind) -> EntryKind {
+    match k {
+        wit::EntryKind::File => EntryKind::File,
+        wit::EntryKind::Dir => EntryKind::Dir,
+        wit::EntryKind::Symlink => EntryKind::Symlink,
+        wit::EntryKind::Other => EntryKind::Other,
+    }
+}
+
+fn fs_error(e: wit::FsError) -> FsError {
+    match e {
+        wit::FsError::NotFound(m) => FsError::NotFound(m),
+        wit::FsError::PermissionDenied(m) => FsError::PermissionDenied(m),
+        wit::FsError::OutsideRoot(m) => FsError::OutsideRoot(m),
+        wit::FsError::ReadOnly(m) => FsError::ReadOnly(m),
+        wit::FsError::NotADirectory(m) => FsError::NotADirectory(m),
+        wit::FsError::IsADirectory(m) => FsError::IsADirectory(m),
+        wit::FsError::InvalidPath(m) => FsError::InvalidPath(m),
+        wit::FsError::Other(m) => FsError::Other(m),
+    }
+}
+
+fn wit_fs_error(e: FsError) -> wit::FsError {
+    match e {
+        FsError::NotFound(m) => wit::FsError::NotFound(m),
+        FsError::PermissionDenied(m) => wit::FsError::PermissionDenied(m),
+        FsError::OutsideRoot(m) => wit::FsError::OutsideRoot(m),
+        FsError::ReadOnly(m) => wit::FsError::ReadOnly(m),
+        FsError::NotADirectory(m) => wit::FsError::NotADirectory(m),
+        FsError::IsADirectory(m) => wit::FsError::IsADirectory(m),
+        FsError::InvalidPath(m) => wit::FsError::InvalidPath(m),
+        FsError::Other(m) => wit::FsError::Other(m),
+    }
+}
+
+fn wit_error(e: crate::Error) -> wit::Error {
+    match e {
+        crate::Error::Fs(e) => wit::Error::Fs(wit_fs_error(e)),
+        crate::Error::InvalidInput(m) => wit::Error::InvalidInput(m),
+        crate::Error::Other(m) => wit::Error::Other(m),
+    }
+}
+
+fn wit_type(t: crate::MemoryType) -> wit::MemoryType {
+    match t {
+        crate::MemoryType::User => wit::MemoryType::User,
+        crate::MemoryType::Feedback => wit::MemoryType::Feedback,
+        crate::MemoryType::Project => wit::MemoryType::Project,
+        crate::MemoryType::Reference => wit::MemoryType::Reference,
+    }
+}
+
+fn core_type(t: wit::MemoryType) -> crate::MemoryType {
+    match t {
+        wit::MemoryType::User => crate::MemoryType::User,
+        wit::MemoryType::Feedback => crate::MemoryType::Feedback,
+        wit::MemoryType::Project => crate::MemoryType::Project,
+        wit::MemoryType::Reference => crate::MemoryType::Reference,
+    }
+}
+
+fn wit_header(h: scan::MemoryHeader) -> ex::scan::MemoryHeader {
+    ex::scan::MemoryHeader {
+        path: h.path,
+        mtime_ms: h.mtime_ms,
+        name: h.name,
+        description: h.description,
+        memory_type: h.memory_type.map(wit_type),
+        diagnostics: h.diagnostics,
+    }
+}
+
+fn core_header(h: ex::scan::MemoryHeader) -> scan::MemoryHeader {
+    scan::MemoryHeader {
+        path: h.path,
+        mtime_ms: h.mtime_ms,
+        name: h.name,
+        description: h.description,
+        memory_type: h.memory_type.map(core_type),
+        diagnostics: h.diagnostics,
+    }
+}
+
+fn wit_index(i: index::LoadedIndex) -> ex::index::LoadedIndex {
+    ex::index::LoadedIndex {
+        text: i.text,
+        truncated: i.truncated.map(|t| match t {
+            index::Truncation::Lines => ex::index::Truncation::Lines,
+            index::Truncation::Bytes => ex::index::Truncation::Bytes,
+            index::Truncation::LinesAndBytes => ex::index::Truncation::LinesAndBytes,
+        }),
+        lines: saturate(i.lines),
+        bytes: saturate(i.bytes),
+        dropped_entries: saturate(i.dropped_entries),
+        warning: i.warning,
+        diagnostics: i.diagnostics,
+    }
+}
+
+fn saturate(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The exported component.
+struct Component;
+
+impl ex::scan::Guest for Component {
+    fn scan(dir: String) -> Result<ex::scan::ScanReport, wit::Error> {
+        let report = scan::scan(&HostFs, &dir).map_err(wit_error)?;
+        Ok(ex::scan::ScanReport {
+            headers: report.headers.into_iter().map(wit_header).collect(),
+            found: saturate(report.found),
+            skipped: report
+                .skipped
+                .into_iter()
+                .map(|s| ex::scan::SkippedEntry { path: s.path, reason: s.reason })
+                .collect(),
+        })
+    }
+}
+
+impl ex::manifest::Guest for Component {
+    fn format(headers: Vec<ex::scan::MemoryHeader>) -> String {
+        let headers: Vec<_> = headers.into_iter().map(core_header).collect();
+        manifest::format(&headers)
+    }
+}
+
+impl ex::index::Guest for Component {
+    fn truncate(content: String) -> ex::index::LoadedIndex {
+        wit_index(index::truncate(&content))
+    }
+
+    fn load(path: String) -> Result<ex::index::LoadedIndex, wit::Error> {
+        index::load(&HostFs, &path).map(wit_index).map_err(wit_error)
+    }
+}
+
+impl ex::paths::Guest for Component {
+    fn slug(project_root: String) -> String {
+        paths::slug(&project_root)
+    }
+
+    fn locate(cwd: String, env: Vec<(String, String)>) -> Result<ex::paths::MemoryLocation, wit::Error> {
+        let loc = paths::memory_location(&HostFs, &cwd, &env).map_err(wit_error)?;
+        Ok(ex::paths::MemoryLocation {
+            project_root: loc.project_root,
+            from_git: loc.from_git,
+            config_dir: loc.config_dir,
+            slug: loc.slug,
+            memory_dir: loc.memory_dir,
+        })
+    }
+}
+
+/// The `session` resource: a core session behind a `RefCell`, as resource methods take `&self`.
+struct SessionResource(RefCell<budget::Session>);
+
+impl ex::budget::Guest for Component {
+    type Session = SessionResource;
+
+    fn limits() -> ex::budget::BudgetLimits {
+        let l = budget::LIMITS;
+        ex::budget::BudgetLimits {
+            index_lines: l.index_lines,
+            index_bytes: l.index_bytes,
+            scan_files: l.scan_files,
+            scan_lines: l.scan_lines,
+            select_count: l.select_count,
+            select_reply_tokens: l.select_reply_tokens,
+            memory_lines: l.memory_lines,
+            memory_bytes: l.memory_bytes,
+            turn_bytes: l.turn_bytes,
+            session_bytes: l.session_bytes,
+        }
+    }
+}
+
+impl ex::budget::GuestSession for SessionResource {
+    fn new() -> Self {
+        SessionResource(RefCell::new(budget::Session::new()))
+    }
+
+    fn from_json(text: String) -> Result<ex::budget::Session, String> {
+        let session = budget::Session::from_json(&text)?;
+        Ok(ex::budget::Session::new(SessionResource(RefCell::new(session))))
+    }
+
+    fn to_json(&self) -> String {
+        self.0.borrow().to_json()
+    }
+
+    fn begin_turn(&self) {
+        self.0.borrow_mut().begin_turn();
+    }
+
+    fn can_inject(&self, path: String, bytes: u32) -> bool {
+        self.0.borrow().can_inject(&path, bytes)
+    }
+
+    fn record_injection(&self, path: String, bytes: u32) {
+        self.0.borrow_mut().record_injection(&path, bytes);
+    }
+
+    fn surfaced(&self) -> Vec<String> {
+        self.0.borrow().surfaced().to_vec()
+    }
+
+    fn turn_bytes(&self) -> u32 {
+        self.0.borrow().turn_bytes()
+    }
+
+    fn session_bytes(&self) -> u32 {
+        self.0.borrow().session_bytes()
+    }
+
+    fn compact(&self) {
+        self.0.borrow_mut().compact();
+    }
+}
+
+export!(Component);

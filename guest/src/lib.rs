@@ -1,0 +1,47 @@
+//! The memdir memory core.
+//!
+//! Persistent, file-based memory for AI coding agents, compatible with the terminal agent's
+//! on-disk format. This crate is the pure core: it performs no I/O of its own. The filesystem
+//! comes in through the [`Fs`] trait (the `host-fs` WIT import when built as a component),
+//! "now" and the environment come in as parameters, and it never reads a clock.
+//!
+//! Built natively it is an ordinary library; built for `wasm32-wasip2` it is the component
+//! that exports the `memdir:memory` WIT world (the glue lives in a wasm-only module).
+//!
+//! ```
+//! use memdir_core::{manifest, scan::MemoryHeader, MemoryType};
+//! let header = MemoryHeader {
+//!     path: "feedback_testing.md".into(),
+//!     mtime_ms: 1_770_711_202_000,
+//!     name: Some("Testing".into()),
+//!     description: Some("integration tests hit a real database".into()),
+//!     memory_type: Some(MemoryType::Feedback),
+//!     diagnostics: vec![],
+//! };
+//! assert_eq!(
+//!     manifest::format(&[header]),
+//!     "- [feedback] feedback_testing.md (2026-02-10T08:13:22.000Z): integration tests hit a real database\n"
+//! );
+//! ```
+
+pub mod budget;
+pub mod error;
+pub mod frontmatter;
+pub mod fs;
+pub mod index;
+pub mod manifest;
+pub mod memory_type;
+pub mod paths;
+pub mod scan;
+pub mod text;
+pub mod time;
+pub mod yaml;
+
+// Generated bindings are full of `unsafe` and undocumented items; they stay in this module.
+#[cfg(target_arch = "wasm32")]
+#[allow(unsafe_code, missing_docs)]
+mod component;
+
+pub use error::{Error, Result};
+pub use fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
+pub use memory_type::MemoryType;

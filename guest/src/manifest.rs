@@ -1,0 +1,58 @@
+//! `manifest`: one line per memory for the model (R5.3).
+
+use crate::scan::MemoryHeader;
+use crate::time::iso_millis;
+use std::fmt::Write;
+
+/// Formats headers as `- [type] path (time): description` lines, each ending in a newline.
+pub fn format(headers: &[MemoryHeader]) -> String {
+    let mut out = String::new();
+    for header in headers {
+        out.push_str("- ");
+        if let Some(t) = header.memory_type {
+            let _ = write!(out, "[{t}] ");
+        }
+        let _ = write!(out, "{} ({})", header.path, iso_millis(header.mtime_ms));
+        if let Some(description) = &header.description {
+            out.push_str(": ");
+            out.push_str(&one_line(description));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Newlines (and carriage returns) become spaces so one header stays one line.
+fn one_line(text: &str) -> String {
+    text.replace("\r\n", " ").replace(['\n', '\r'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory_type::MemoryType;
+
+    fn header(path: &str, t: Option<MemoryType>, d: Option<&str>) -> MemoryHeader {
+        MemoryHeader {
+            path: path.into(),
+            mtime_ms: 1_770_711_202_000,
+            name: None,
+            description: d.map(Into::into),
+            memory_type: t,
+            diagnostics: vec![],
+        }
+    }
+
+    #[test]
+    fn leaves_out_missing_type_and_description() {
+        let text = format(&[
+            header("feedback_testing.md", Some(MemoryType::Feedback), Some("no mocks\nreal DB")),
+            header("notes.md", None, None),
+        ]);
+        assert_eq!(
+            text,
+            "- [feedback] feedback_testing.md (2026-02-10T08:13:22.000Z): no mocks real DB\n\
+             - notes.md (2026-02-10T08:13:22.000Z)\n"
+        );
+    }
+}

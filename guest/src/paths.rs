@@ -1,0 +1,211 @@
+//! Where a project's memory lives (R2.1, R2.2): `<config>/projects/<slug>/memory/`, keyed by
+//! the canonical project root so that every worktree of a repository shares one memory.
+
+use crate::error::{Error, Result};
+use crate::fs::{EntryKind, Fs, FsError, join, parent};
+
+/// Slugs longer than this keep a prefix of this length and gain a hash.
+pub const MAX_SLUG_LEN: usize = 200;
+/// A `.git` file or `commondir` larger than this is not git metadata.
+const MAX_GIT_FILE_BYTES: u64 = 4096;
+
+/// A working directory's memory location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryLocation {
+    /// The canonical project root.
+    pub project_root: String,
+    /// True when the root came from a git repository.
+    pub from_git: bool,
+    /// `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`.
+    pub config_dir: String,
+    /// Folder name under `<config>/projects/`.
+    pub slug: String,
+    /// `<config>/projects/<slug>/memory`.
+    pub memory_dir: String,
+}
+
+/// The slug of a project root, compatible with the terminal agent's: each UTF-16 code unit
+/// outside `[A-Za-z0-9]` becomes `-` (so a character outside the BMP becomes `--`); a slug over
+/// [`MAX_SLUG_LEN`] keeps that many and gains `-` and a base-36 hash of the root.
+pub fn slug(project_root: &str) -> String {
+    let units: Vec<u16> = project_root.encode_utf16().collect();
+    let sanitized: String = units
+        .iter()
+        .map(|&u| match u {
+            0x30..=0x39 | 0x41..=0x5A | 0x61..=0x7A => char::from(u as u8),
+            _ => '-',
+        })
+        .collect();
+    if sanitized.len() <= MAX_SLUG_LEN {
+        return sanitized;
+    }
+    format!("{}-{}", &sanitized[..MAX_SLUG_LEN], base36(djb2(&units).unsigned_abs()))
+}
+
+/// The 32-bit djb2 variant (`hash * 31 + unit`, wrapping) over UTF-16 code units.
+fn djb2(units: &[u16]) -> i32 {
+    units.iter().fold(0i32, |hash, &u| (hash << 5).wrapping_sub(hash).wrapping_add(i32::from(u)))
+}
+
+fn base36(mut n: u32) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).expect("base-36 digits are ASCII")
+}
+
+/// Resolves the memory location of `cwd` with the environment the host passes in.
+pub fn memory_location(fs: &dyn Fs, cwd: &str, env: &[(String, String)]) -> Result<MemoryLocation> {
+    let config_dir = config_dir(env)?;
+    let cwd = fs.real_path(cwd)?;
+    let (project_root, from_git) = match canonical_git_root(fs, &cwd) {
+        Some(root) => (root, true),
+        None => (cwd, false),
+    };
+    let slug = slug(&project_root);
+    let memory_dir = join(&join(&join(&config_dir, "projects"), &slug), "memory");
+    Ok(MemoryLocation { project_root, from_git, config_dir, slug, memory_dir })
+}
+
+/// `$CLAUDE_CONFIG_DIR` when set and not empty, else `$HOME/.claude`.
+pub fn config_dir(env: &[(String, String)]) -> Result<String> {
+    let var = |name: &str| {
+        env.iter()
+            .rev()
+            .find(|(k, v)| k == name && !v.is_empty())
+            .map(|(_, v)| v.trim_end_matches('/').to_string())
+    };
+    if let Some(dir) = var("CLAUDE_CONFIG_DIR") {
+        return Ok(if dir.is_empty() { "/".into() } else { dir });
+    }
+    if let Some(home) = var("HOME") {
+        return Ok(join(if home.is_empty() { "/" } else { &home }, ".claude"));
+    }
+    Err(Error::InvalidInput(
+        "cannot tell where the configuration directory is: set CLAUDE_CONFIG_DIR or HOME".into(),
+    ))
+}
+
+/// The main working tree of the repository holding `cwd` (canonical), or `None` outside git.
+///
+/// A linked worktree's `.git` file names its git dir, whose `commondir` names the repository's
+/// shared git dir; the main working tree is that dir's parent. A worktree whose git dir is not
+/// registered under `<common>/worktrees/` is not trusted to name another repository, and keeps
+/// its own root. A bare repository's worktrees share the bare directory as their root.
+pub fn canonical_git_root(fs: &dyn Fs, cwd: &str) -> Option<String> {
+    let (work_tree, git_dir) = find_git_dir(fs, cwd)?;
+    let Some(common) = read_git_file(fs, &join(&git_dir, "commondir")) else {
+        return Some(work_tree);
+    };
+    let common = fs.real_path(&resolve(&git_dir, &common)).ok()?;
+    let registered = parent(&git_dir) == Some(join(&common, "worktrees").as_str());
+    if !registered {
+        return Some(work_tree);
+    }
+    if common.rsplit('/').next() == Some(".git") { parent(&common).map(str::to_string) } else { Some(common) }
+}
+
+/// Walks up from `dir` to the first directory with a `.git` entry: (work tree, git dir).
+fn find_git_dir(fs: &dyn Fs, dir: &str) -> Option<(String, String)> {
+    let mut dir = dir.to_string();
+    loop {
+        let dot_git = join(&dir, ".git");
+        match fs.stat(&dot_git) {
+            Ok(stat) if stat.kind == EntryKind::Dir => return Some((dir, dot_git)),
+            Ok(stat) if stat.kind == EntryKind::File => {
+                let target = read_git_file(fs, &dot_git)?;
+                let target = target.strip_prefix("gitdir:")?.trim();
+                let git_dir = fs.real_path(&resolve(&dir, target)).ok()?;
+                return Some((dir, git_dir));
+            }
+            Ok(_) | Err(FsError::NotFound(_)) | Err(FsError::NotADirectory(_)) => {}
+            // The host did not grant the parents, or refused them: stop looking.
+            Err(_) => return None,
+        }
+        dir = parent(&dir)?.to_string();
+    }
+}
+
+fn read_git_file(fs: &dyn Fs, path: &str) -> Option<String> {
+    let bytes = fs.read_file(path, MAX_GIT_FILE_BYTES).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    let line = text.lines().next()?.trim().to_string();
+    (!line.is_empty()).then_some(line)
+}
+
+/// `target` made absolute against `base` and normalised lexically (`.` and `..` removed).
+fn resolve(base: &str, target: &str) -> String {
+    let joined = if target.starts_with('/') { target.to_string() } else { join(base, target) };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in joined.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slug_replaces_every_character_outside_the_allowed_set() {
+        assert_eq!(slug("/home/ana/web.app"), "-home-ana-web-app");
+        assert_eq!(slug("/tmp/a_b c"), "-tmp-a-b-c");
+        assert_eq!(slug("/x/日本"), "-x---");
+        assert_eq!(slug("/x/😀"), "-x---");
+    }
+
+    #[test]
+    fn an_overlong_slug_keeps_a_prefix_and_gains_a_hash() {
+        let root = format!("/{}", "a".repeat(300));
+        let s = slug(&root);
+        assert!(s.starts_with(&slug(&root)[..200]));
+        assert_eq!(
+            s.len(),
+            200 + 1 + base36(djb2(&root.encode_utf16().collect::<Vec<_>>()).unsigned_abs()).len()
+        );
+        assert_ne!(slug(&format!("/{}", "a".repeat(301))), s);
+    }
+
+    #[test]
+    fn djb2_matches_the_javascript_reference() {
+        // ((h << 5) - h + c) | 0 over "abc" in JavaScript gives 96354.
+        assert_eq!(djb2(&"abc".encode_utf16().collect::<Vec<_>>()), 96354);
+        assert_eq!(base36(96354), "22ci");
+    }
+
+    #[test]
+    fn config_dir_prefers_claude_config_dir_then_home() {
+        let env = |pairs: &[(&str, &str)]| {
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            config_dir(&env(&[("HOME", "/home/ana"), ("CLAUDE_CONFIG_DIR", "/cfg/")])).unwrap(),
+            "/cfg"
+        );
+        assert_eq!(
+            config_dir(&env(&[("HOME", "/home/ana"), ("CLAUDE_CONFIG_DIR", "")])).unwrap(),
+            "/home/ana/.claude"
+        );
+        assert!(config_dir(&env(&[])).is_err());
+    }
+
+    #[test]
+    fn resolve_normalises_relative_targets() {
+        assert_eq!(resolve("/repo/wt", "../main/.git/worktrees/wt"), "/repo/main/.git/worktrees/wt");
+        assert_eq!(resolve("/repo", "/abs/.git"), "/abs/.git");
+    }
+}

@@ -1,0 +1,190 @@
+//! `scan`: the memory files of a directory, newest first, with their frontmatter (R5.1, R5.2).
+
+use crate::error::Result;
+use crate::frontmatter;
+use crate::fs::{EntryKind, Fs, is_within, join};
+use crate::memory_type::MemoryType;
+use crate::text;
+
+/// At most this many headers are kept (R5.1, R8.1).
+pub const MAX_FILES: usize = 200;
+/// Lines of each file read for its frontmatter.
+pub const HEAD_LINES: u32 = 30;
+/// Bytes of each file read for its frontmatter; bounds a pathological first line.
+pub const HEAD_BYTES: u32 = 16 * 1024;
+/// The index file's name; never a memory.
+pub const INDEX_FILE: &str = "MEMORY.md";
+/// The daily-log folder at the top of a memory directory; not memories.
+pub const LOGS_DIR: &str = "logs";
+
+/// One memory file as the scan saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryHeader {
+    /// Path relative to the scanned directory, `/`-separated.
+    pub path: String,
+    /// Modification time in ms, from the read of the header.
+    pub mtime_ms: i64,
+    /// Frontmatter `name`.
+    pub name: Option<String>,
+    /// Frontmatter `description`.
+    pub description: Option<String>,
+    /// Content type, when valid.
+    pub memory_type: Option<MemoryType>,
+    /// What was wrong with the file.
+    pub diagnostics: Vec<String>,
+}
+
+/// An entry the scan passed over, with the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// Path relative to the scanned directory.
+    pub path: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// What a scan returns.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ScanReport {
+    /// Newest first, at most [`MAX_FILES`].
+    pub headers: Vec<MemoryHeader>,
+    /// Memory files found before the cap.
+    pub found: usize,
+    /// Entries passed over with a reason.
+    pub skipped: Vec<Skipped>,
+}
+
+/// A memory file found by the walk, before its head is read.
+struct Candidate {
+    rel: String,
+    abs: String,
+    mtime_ms: i64,
+}
+
+/// Scans `dir` (R5.1): walks it, stats every memory file, then reads the heads of only the
+/// newest [`MAX_FILES`]. The result is the same as reading every head, without the reads.
+pub fn scan(fs: &dyn Fs, dir: &str) -> Result<ScanReport> {
+    scan_with_limit(fs, dir, MAX_FILES)
+}
+
+/// [`scan`] with another cap; `usize::MAX` reads every file.
+pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize) -> Result<ScanReport> {
+    let dir = trim_dir(dir);
+    let root_real = fs.real_path(dir)?;
+    let mut report = ScanReport::default();
+    let mut candidates = Vec::new();
+    let mut pending = vec![String::new()];
+
+    while let Some(rel_dir) = pending.pop() {
+        let abs_dir = if rel_dir.is_empty() { dir.to_string() } else { join(dir, &rel_dir) };
+        let entries = match fs.list_dir(&abs_dir) {
+            Ok(entries) => entries,
+            Err(err) if rel_dir.is_empty() => return Err(err.into()),
+            Err(err) => {
+                report.skipped.push(Skipped { path: rel_dir, reason: format!("could not be listed: {err}") });
+                continue;
+            }
+        };
+        for entry in entries {
+            if entry.name.starts_with('.') {
+                continue;
+            }
+            let rel =
+                if rel_dir.is_empty() { entry.name.clone() } else { format!("{rel_dir}/{}", entry.name) };
+            match entry.kind {
+                EntryKind::Dir => {
+                    if !(rel_dir.is_empty() && entry.name == LOGS_DIR) {
+                        pending.push(rel);
+                    }
+                }
+                EntryKind::File if is_memory_file(&entry.name) => {
+                    candidates.push(Candidate { abs: join(dir, &rel), rel, mtime_ms: entry.mtime_ms });
+                }
+                EntryKind::Symlink => {
+                    let abs = join(dir, &rel);
+                    match follow_link(fs, &abs, &root_real) {
+                        Ok(Some(mtime_ms)) if is_memory_file(&entry.name) => {
+                            candidates.push(Candidate { rel, abs, mtime_ms })
+                        }
+                        Ok(Some(_)) => {}
+                        Ok(None) => report.skipped.push(Skipped {
+                            path: rel,
+                            reason: "symbolic link to a directory; not followed".to_string(),
+                        }),
+                        Err(reason) => report.skipped.push(Skipped { path: rel, reason }),
+                    }
+                }
+                EntryKind::File | EntryKind::Other => {}
+            }
+        }
+    }
+
+    report.found = candidates.len();
+    candidates.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.rel.cmp(&b.rel)));
+    candidates.truncate(limit);
+    report.headers = candidates.into_iter().map(|c| read_header(fs, c)).collect();
+    // A file may have changed between the listing and the read: order by what was read.
+    report.headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+    Ok(report)
+}
+
+fn trim_dir(dir: &str) -> &str {
+    let trimmed = dir.trim_end_matches('/');
+    if trimmed.is_empty() { "/" } else { trimmed }
+}
+
+fn is_memory_file(name: &str) -> bool {
+    name.ends_with(".md") && name != INDEX_FILE
+}
+
+/// Follows a symlink found in the walk: `Ok(Some(mtime))` for a file inside the directory,
+/// `Ok(None)` for a directory inside it, `Err(reason)` when it leaves it or cannot be read.
+fn follow_link(fs: &dyn Fs, abs: &str, root_real: &str) -> Result<Option<i64>, String> {
+    let target = fs.real_path(abs).map_err(|e| match e {
+        crate::fs::FsError::OutsideRoot(_) => leaves_dir(),
+        other => format!("symbolic link could not be resolved: {other}"),
+    })?;
+    if !is_within(&target, root_real) {
+        return Err(leaves_dir());
+    }
+    let stat = fs.stat(abs).map_err(|e| format!("symbolic link could not be read: {e}"))?;
+    Ok(match stat.kind {
+        EntryKind::Dir => None,
+        _ => Some(stat.mtime_ms),
+    })
+}
+
+fn leaves_dir() -> String {
+    "symbolic link points outside the memory directory".to_string()
+}
+
+fn read_header(fs: &dyn Fs, candidate: Candidate) -> MemoryHeader {
+    let mut header = MemoryHeader {
+        path: candidate.rel,
+        mtime_ms: candidate.mtime_ms,
+        name: None,
+        description: None,
+        memory_type: None,
+        diagnostics: Vec::new(),
+    };
+    let head = match fs.read_head(&candidate.abs, HEAD_LINES, HEAD_BYTES) {
+        Ok(head) => head,
+        Err(err) => {
+            header.diagnostics.push(format!("could not be read: {err}"));
+            return header;
+        }
+    };
+    header.mtime_ms = head.mtime_ms;
+    let decoded = text::decode(&head.data, head.truncated);
+    header.diagnostics = decoded.diagnostics;
+    let (content, had_crlf) = text::normalize_newlines(&decoded.text);
+    if had_crlf {
+        header.diagnostics.push("uses CRLF line ends".to_string());
+    }
+    let fm = frontmatter::parse(&content, head.truncated);
+    header.name = fm.name;
+    header.description = fm.description;
+    header.memory_type = fm.memory_type;
+    header.diagnostics.extend(fm.diagnostics);
+    header
+}

@@ -1,0 +1,199 @@
+//! The `memdir` command line: argument parsing, the choice of backend, exit statuses.
+//! Each subcommand lives in its own file under `commands/`.
+
+use crate::error::Error;
+use crate::{ComponentRuntime, ConfinedFs, Core, NativeCore};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::cell::OnceCell;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[path = "commands/mod.rs"]
+mod commands;
+
+/// Persistent, file-based memory for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "memdir", version, about, long_about = None)]
+pub struct Cli {
+    /// The time to use as "now" (RFC 3339, e.g. 2026-11-29T12:00:00Z); defaults to the clock.
+    #[arg(long, global = true, value_parser = parse_now)]
+    pub now: Option<i64>,
+    /// Which build of the core runs the command (the native one is for tests and benchmarks).
+    #[arg(long, global = true, value_enum, default_value_t = Backend::Component, hide = true)]
+    pub backend: Backend,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Which build of the memory core to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// The WebAssembly component in wasmtime.
+    Component,
+    /// The core crate linked natively.
+    Native,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the manifest of a memory directory: one line per memory, newest first (R5.3).
+    Manifest(commands::manifest::Args),
+    /// List the memory files of a directory with their frontmatter and diagnostics (R5.1).
+    Scan(commands::scan::Args),
+    /// Print MEMORY.md exactly as the model sees it, with the warning when it was cut (R6.2).
+    Index(commands::index::Args),
+    /// Print the auto-memory directory of a working directory (R2.1, R2.2).
+    Path(commands::path::Args),
+    /// Write a sample memory directory and show what an agent gets from it.
+    Demo(commands::demo::Args),
+    /// Time scan + manifest on generated directories: component, native core and Node.
+    Bench(commands::bench::Args),
+}
+
+fn parse_now(text: &str) -> Result<i64, String> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .map(|t| t.timestamp_millis())
+        .map_err(|e| format!("not an RFC 3339 time ({e}); write e.g. 2026-11-29T12:00:00Z"))
+}
+
+/// What a command runs with: the environment it may consult, the backend, the loaded component.
+pub struct Context {
+    env: Vec<(String, String)>,
+    backend: Backend,
+    now_ms: i64,
+    runtime: OnceCell<ComponentRuntime>,
+}
+
+impl Context {
+    /// The environment variable `name`, when set and not empty.
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.env.iter().rev().find(|(k, v)| k == name && !v.is_empty()).map(|(_, v)| v.as_str())
+    }
+
+    /// The environment as the core should see it.
+    pub fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
+    /// "Now" in ms since the epoch.
+    pub fn now_ms(&self) -> i64 {
+        self.now_ms
+    }
+
+    /// A core on the chosen backend, with `fs` as its filesystem.
+    pub fn core(&self, fs: ConfinedFs) -> Result<Box<dyn Core + '_>, Error> {
+        Ok(match self.backend {
+            Backend::Native => Box::new(NativeCore::new(fs)),
+            Backend::Component => {
+                if self.runtime.get().is_none() {
+                    let _ = self.runtime.set(ComponentRuntime::load()?);
+                }
+                Box::new(self.runtime.get().expect("set above").core(fs))
+            }
+        })
+    }
+}
+
+/// A failed command: the exit status and a one-line message.
+#[derive(Debug)]
+pub struct Failure {
+    /// 2 for bad input, 1 for anything else.
+    pub status: i32,
+    /// What went wrong, naming the file.
+    pub message: String,
+}
+
+impl Failure {
+    /// Bad input (exit status 2).
+    pub fn input(message: impl Into<String>) -> Self {
+        Failure { status: 2, message: message.into() }
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(err: Error) -> Self {
+        use memdir_core::Error as C;
+        use memdir_core::FsError as F;
+        let status = match &err {
+            Error::Core(C::InvalidInput(_)) => 2,
+            Error::Core(C::Fs(
+                F::NotFound(_)
+                | F::NotADirectory(_)
+                | F::IsADirectory(_)
+                | F::InvalidPath(_)
+                | F::OutsideRoot(_),
+            )) => 2,
+            _ => 1,
+        };
+        Failure { status, message: err.to_string() }
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(err: std::io::Error) -> Self {
+        // A reader that stopped early (`memdir scan | head`) is not a failure.
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            return Failure { status: 0, message: String::new() };
+        }
+        Failure { status: 1, message: err.to_string() }
+    }
+}
+
+/// Outcome of a command body.
+pub type Outcome = Result<(), Failure>;
+
+/// Runs `memdir` with `args` (program name first) and `env`; returns the exit status.
+/// Output goes to `out`, the error line to `err`.
+pub fn run(
+    args: impl IntoIterator<Item = String>,
+    env: Vec<(String, String)>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let status = if e.use_stderr() { 2 } else { 0 };
+            let text = e.render().to_string();
+            let _ = if status == 0 { out.write_all(text.as_bytes()) } else { err.write_all(text.as_bytes()) };
+            return status;
+        }
+    };
+    let ctx = Context {
+        env,
+        backend: cli.backend,
+        now_ms: cli.now.unwrap_or_else(|| chrono::Utc::now().timestamp_millis()),
+        runtime: OnceCell::new(),
+    };
+    let outcome = match cli.command {
+        Command::Manifest(a) => commands::manifest::run(&ctx, a, out),
+        Command::Scan(a) => commands::scan::run(&ctx, a, out),
+        Command::Index(a) => commands::index::run(&ctx, a, out, err),
+        Command::Path(a) => commands::path::run(&ctx, a, out),
+        Command::Demo(a) => commands::demo::run(&ctx, a, out),
+        Command::Bench(a) => commands::bench::run(&ctx, a, out, err),
+    };
+    match outcome {
+        Ok(()) => 0,
+        Err(failure) => {
+            if !failure.message.is_empty() {
+                let _ = writeln!(err, "memdir: {}", failure.message);
+            }
+            failure.status
+        }
+    }
+}
+
+/// An absolute, `/`-separated form of a path given on the command line.
+pub fn absolute(path: &std::path::Path) -> Result<String, Failure> {
+    let abs: PathBuf =
+        std::path::absolute(path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    abs.into_os_string()
+        .into_string()
+        .map_err(|_| Failure::input(format!("{}: the path is not UTF-8", path.display())))
+}
+
+/// Grants read access to an existing directory given on the command line.
+pub fn read_root(dir: &std::path::Path) -> Result<ConfinedFs, Failure> {
+    ConfinedFs::new().grant_read(dir).map_err(|e| Failure::input(format!("{}: {e}", dir.display())))
+}

@@ -1,0 +1,79 @@
+//! `memdir demo`: writes a sample memory directory and prints what an agent gets from it.
+
+use crate::cli::{Context, Failure, Outcome, absolute, read_root};
+use memdir_core::scan::INDEX_FILE;
+use std::fs;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, UNIX_EPOCH};
+
+/// Arguments of `memdir demo`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Write the sample into this directory (created if missing; must hold no memories yet)
+    /// instead of a temporary one that is removed afterwards.
+    #[arg(long)]
+    pub into: Option<PathBuf>,
+}
+
+/// The sample memories, with how many days before "now" each was last modified.
+const SAMPLE: &[(&str, &str, i64)] = &[
+    ("MEMORY.md", include_str!("../../sample-memory/MEMORY.md"), 0),
+    ("user_role.md", include_str!("../../sample-memory/user_role.md"), 47),
+    ("feedback_testing.md", include_str!("../../sample-memory/feedback_testing.md"), 9),
+    ("feedback_terse_replies.md", include_str!("../../sample-memory/feedback_terse_replies.md"), 3),
+    ("project_release_freeze.md", include_str!("../../sample-memory/project_release_freeze.md"), 1),
+    (
+        "reference_grafana_dashboards.md",
+        include_str!("../../sample-memory/reference_grafana_dashboards.md"),
+        30,
+    ),
+    ("reference_linear_ingest.md", include_str!("../../sample-memory/reference_linear_ingest.md"), 12),
+];
+
+const DAY_MS: i64 = 86_400_000;
+
+/// Runs the command.
+pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
+    let (dir, _temp) = match args.into {
+        Some(dir) => {
+            fs::create_dir_all(&dir).map_err(|e| Failure::input(format!("{}: {e}", dir.display())))?;
+            if SAMPLE.iter().any(|(name, _, _)| dir.join(name).exists()) {
+                return Err(Failure::input(format!(
+                    "{}: already holds memories; choose an empty directory",
+                    dir.display()
+                )));
+            }
+            (dir, None)
+        }
+        None => {
+            let temp = tempfile::Builder::new().prefix("memdir-demo-").tempdir()?;
+            (temp.path().to_path_buf(), Some(temp))
+        }
+    };
+    for (name, text, days_ago) in SAMPLE {
+        let path = dir.join(name);
+        fs::write(&path, text)?;
+        // Spread the files over the past weeks, to the millisecond the clock gives, so the
+        // manifest's ordering and dates look like a directory in use.
+        let mtime = ctx.now_ms() - days_ago * DAY_MS - (*days_ago % 7) * 3_600_000;
+        let when = UNIX_EPOCH + Duration::from_millis(u64::try_from(mtime).unwrap_or(0));
+        fs::File::options().write(true).open(&path)?.set_modified(when)?;
+    }
+
+    let abs = absolute(&dir)?;
+    let mut core = ctx.core(read_root(&dir)?)?;
+    let report = core.scan(&abs)?;
+    let manifest = core.manifest(&report.headers)?;
+    let index = core.load_index(&format!("{abs}/{INDEX_FILE}"))?;
+
+    writeln!(out, "memdir demo: a sample memory directory at {abs}")?;
+    writeln!(out, "(core: {}; {} memories)", core.backend(), report.headers.len())?;
+    writeln!(out)?;
+    writeln!(out, "== MEMORY.md as loaded into every system prompt (recall path A) ==")?;
+    writeln!(out, "{}", index.text)?;
+    writeln!(out)?;
+    writeln!(out, "== Manifest: what the recall selector and extraction see (R5.3) ==")?;
+    write!(out, "{manifest}")?;
+    Ok(())
+}

@@ -1,0 +1,69 @@
+//! `memdir scan DIR [--json]`: the memory files of a directory, newest first.
+
+use crate::cli::{Context, Outcome, absolute, read_root};
+use memdir_core::time::iso_millis;
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `memdir scan`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The memory directory.
+    pub dir: PathBuf,
+    /// Print a JSON array of headers instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One header in `--json` output.
+#[derive(Serialize)]
+struct Header<'a> {
+    path: &'a str,
+    mtime_ms: i64,
+    name: Option<&'a str>,
+    description: Option<&'a str>,
+    #[serde(rename = "type")]
+    memory_type: Option<&'static str>,
+    diagnostics: &'a [String],
+}
+
+/// Runs the command.
+pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
+    let dir = absolute(&args.dir)?;
+    let mut core = ctx.core(read_root(&args.dir)?)?;
+    let report = core.scan(&dir)?;
+    if args.json {
+        let headers: Vec<Header> = report
+            .headers
+            .iter()
+            .map(|h| Header {
+                path: &h.path,
+                mtime_ms: h.mtime_ms,
+                name: h.name.as_deref(),
+                description: h.description.as_deref(),
+                memory_type: h.memory_type.map(|t| t.as_str()),
+                diagnostics: &h.diagnostics,
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut *out, &headers).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    for h in &report.headers {
+        let kind = h.memory_type.map_or("-", |t| t.as_str());
+        let name = h.name.as_deref().unwrap_or("(no name)");
+        writeln!(out, "{}  {:<9}  {}  {}", iso_millis(h.mtime_ms), kind, h.path, name)?;
+        for d in &h.diagnostics {
+            writeln!(out, "    ! {d}")?;
+        }
+    }
+    let kept = report.headers.len();
+    if report.found > kept {
+        writeln!(out, "({} memory files found; the newest {kept} are kept)", report.found)?;
+    }
+    for s in &report.skipped {
+        writeln!(out, "skipped {}: {}", s.path, s.reason)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,280 @@
+//! The memory core as a component in wasmtime: loading (with the compiled-component cache and
+//! the import allow-list), instances that are replaced after a trap, and the [`Core`] API.
+
+use crate::bindings::MemoryCore;
+use crate::bindings::exports::memdir::memory as ex;
+use crate::bindings::memdir::memory::types as wit;
+use crate::error::{Error, Result};
+use crate::fs::ConfinedFs;
+use crate::{Core, cache, host_fs};
+use memdir_core::budget::Limits;
+use memdir_core::index::{LoadedIndex, Truncation};
+use memdir_core::paths::MemoryLocation;
+use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
+use std::path::Path;
+use wasmtime::component::{HasSelf, Linker, ResourceTable};
+use wasmtime::{Config, Engine, Store};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+/// The component built from `guest/` by `build.rs` (or taken from `MEMDIR_CORE_WASM`).
+pub const CORE_WASM: &[u8] = include_bytes!(env!("MEMDIR_CORE_WASM"));
+
+/// What the component may import: its own host interface, and the WASI interfaces that Rust's
+/// standard library links for its stdio and process exit (given closed stdin, discarded stdout
+/// and a captured stderr). No filesystem, sockets, clocks or random numbers: the host supplies
+/// the world through `host-fs` alone (R0.2). Versions of WASI 0.2 may differ by patch.
+pub const ALLOWED_IMPORTS: &[&str] = &[
+    "memdir:memory/types@0.1.0",
+    "memdir:memory/host-fs@0.1.0",
+    "wasi:cli/environment@0.2.",
+    "wasi:cli/exit@0.2.",
+    "wasi:cli/stdin@0.2.",
+    "wasi:cli/stdout@0.2.",
+    "wasi:cli/stderr@0.2.",
+    "wasi:cli/terminal-input@0.2.",
+    "wasi:cli/terminal-output@0.2.",
+    "wasi:cli/terminal-stdin@0.2.",
+    "wasi:cli/terminal-stdout@0.2.",
+    "wasi:cli/terminal-stderr@0.2.",
+    "wasi:io/error@0.2.",
+    "wasi:io/poll@0.2.",
+    "wasi:io/streams@0.2.",
+];
+
+/// How much of the guest's stderr (its panic message) is kept for an error.
+const STDERR_CAPTURE: usize = 16 * 1024;
+
+/// Store data of one instance.
+pub struct HostState {
+    pub(crate) fs: ConfinedFs,
+    wasi: WasiCtx,
+    table: ResourceTable,
+}
+
+impl WasiView for HostState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+/// A compiled component ready to be instantiated: load it once, make a [`ComponentCore`] per
+/// set of granted roots.
+pub struct ComponentRuntime {
+    engine: Engine,
+    component: wasmtime::component::Component,
+    linker: Linker<HostState>,
+}
+
+impl ComponentRuntime {
+    /// Loads the embedded component, using the default compiled-component cache.
+    pub fn load() -> Result<Self> {
+        Self::from_wasm(CORE_WASM, cache::default_dir().as_deref())
+    }
+
+    /// Loads a component from bytes, caching its compiled form in `cache_dir` when given.
+    /// Refuses a component whose imports go beyond [`ALLOWED_IMPORTS`].
+    pub fn from_wasm(wasm: &[u8], cache_dir: Option<&Path>) -> Result<Self> {
+        let engine = Engine::new(&Config::new()).map_err(|e| Error::Load(format!("{e:#}")))?;
+        let component = cache::load(&engine, wasm, cache_dir).map_err(|e| Error::Load(format!("{e:#}")))?;
+        let component_type = component.component_type();
+        let forbidden: Vec<&str> = component_type
+            .imports(&engine)
+            .map(|(name, _)| name)
+            .filter(|name| !ALLOWED_IMPORTS.iter().any(|allowed| name.starts_with(allowed)))
+            .collect();
+        if !forbidden.is_empty() {
+            return Err(Error::ForbiddenImport(forbidden.join("`, `")));
+        }
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(|e| Error::Load(format!("{e:#}")))?;
+        MemoryCore::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)
+            .map_err(|e| Error::Load(format!("{e:#}")))?;
+        Ok(Self { engine, component, linker })
+    }
+
+    /// The names of the component's imports, for the interface-drift test.
+    pub fn import_names(&self) -> Vec<String> {
+        self.component.component_type().imports(&self.engine).map(|(name, _)| name.to_string()).collect()
+    }
+
+    /// A core whose filesystem is `fs`.
+    pub fn core(&self, fs: ConfinedFs) -> ComponentCore<'_> {
+        ComponentCore { runtime: self, fs, live: None }
+    }
+}
+
+/// The memory core running as a component, with its granted filesystem.
+pub struct ComponentCore<'a> {
+    runtime: &'a ComponentRuntime,
+    fs: ConfinedFs,
+    live: Option<Live>,
+}
+
+/// An instance and its store, plus the pipe that holds the guest's stderr.
+struct Live {
+    store: Store<HostState>,
+    bindings: MemoryCore,
+    stderr: MemoryOutputPipe,
+}
+
+impl ComponentCore<'_> {
+    fn instantiate(&self) -> Result<Live> {
+        let stderr = MemoryOutputPipe::new(STDERR_CAPTURE);
+        let wasi = WasiCtx::builder().stderr(stderr.clone()).build();
+        let state = HostState { fs: self.fs.clone(), wasi, table: ResourceTable::new() };
+        let mut store = Store::new(&self.runtime.engine, state);
+        let bindings = MemoryCore::instantiate(&mut store, &self.runtime.component, &self.runtime.linker)
+            .map_err(|e| Error::Load(format!("{e:#}")))?;
+        Ok(Live { store, bindings, stderr })
+    }
+
+    /// Runs one export; a trap discards the instance so the next call starts clean.
+    fn call<T>(
+        &mut self,
+        operation: &'static str,
+        f: impl FnOnce(&MemoryCore, &mut Store<HostState>) -> wasmtime::Result<T>,
+    ) -> Result<T> {
+        if self.live.is_none() {
+            self.live = Some(self.instantiate()?);
+        }
+        let live = self.live.as_mut().expect("instantiated above");
+        match f(&live.bindings, &mut live.store) {
+            Ok(value) => Ok(value),
+            Err(err) => {
+                let said = String::from_utf8_lossy(&live.stderr.contents()).trim().to_string();
+                self.live = None;
+                let message = if said.is_empty() {
+                    format!("{err:#}")
+                } else {
+                    format!("{err:#}; the core said: {said}")
+                };
+                Err(Error::Trap { operation, message })
+            }
+        }
+    }
+}
+
+impl Core for ComponentCore<'_> {
+    fn backend(&self) -> &'static str {
+        "component"
+    }
+
+    fn scan(&mut self, dir: &str) -> Result<ScanReport> {
+        let report =
+            self.call("scan", |b, s| b.memdir_memory_scan().call_scan(s, dir))?.map_err(core_error)?;
+        Ok(ScanReport {
+            headers: report.headers.into_iter().map(core_header).collect(),
+            found: report.found as usize,
+            skipped: report.skipped.into_iter().map(|s| Skipped { path: s.path, reason: s.reason }).collect(),
+        })
+    }
+
+    fn manifest(&mut self, headers: &[MemoryHeader]) -> Result<String> {
+        let headers: Vec<_> = headers.iter().cloned().map(wit_header).collect();
+        self.call("manifest", |b, s| b.memdir_memory_manifest().call_format(s, &headers))
+    }
+
+    fn load_index(&mut self, path: &str) -> Result<LoadedIndex> {
+        let loaded = self.call("index.load", |b, s| b.memdir_memory_index().call_load(s, path))?;
+        loaded.map(core_index).map_err(core_error)
+    }
+
+    fn truncate_index(&mut self, content: &str) -> Result<LoadedIndex> {
+        let loaded = self.call("index.truncate", |b, s| b.memdir_memory_index().call_truncate(s, content))?;
+        Ok(core_index(loaded))
+    }
+
+    fn locate(&mut self, cwd: &str, env: &[(String, String)]) -> Result<MemoryLocation> {
+        let env = env.to_vec();
+        let loc = self.call("paths.locate", |b, s| b.memdir_memory_paths().call_locate(s, cwd, &env))?;
+        let loc = loc.map_err(core_error)?;
+        Ok(MemoryLocation {
+            project_root: loc.project_root,
+            from_git: loc.from_git,
+            config_dir: loc.config_dir,
+            slug: loc.slug,
+            memory_dir: loc.memory_dir,
+        })
+    }
+
+    fn limits(&mut self) -> Result<Limits> {
+        let l = self.call("budget.limits", |b, s| b.memdir_memory_budget().call_limits(s))?;
+        Ok(Limits {
+            index_lines: l.index_lines,
+            index_bytes: l.index_bytes,
+            scan_files: l.scan_files,
+            scan_lines: l.scan_lines,
+            select_count: l.select_count,
+            select_reply_tokens: l.select_reply_tokens,
+            memory_lines: l.memory_lines,
+            memory_bytes: l.memory_bytes,
+            turn_bytes: l.turn_bytes,
+            session_bytes: l.session_bytes,
+        })
+    }
+}
+
+fn core_error(e: wit::Error) -> Error {
+    Error::Core(match e {
+        wit::Error::Fs(e) => memdir_core::Error::Fs(host_fs::from_wit(e)),
+        wit::Error::InvalidInput(m) => memdir_core::Error::InvalidInput(m),
+        wit::Error::Other(m) => memdir_core::Error::Other(m),
+    })
+}
+
+fn core_type(t: wit::MemoryType) -> memdir_core::MemoryType {
+    match t {
+        wit::MemoryType::User => memdir_core::MemoryType::User,
+        wit::MemoryType::Feedback => memdir_core::MemoryType::Feedback,
+        wit::MemoryType::Project => memdir_core::MemoryType::Project,
+        wit::MemoryType::Reference => memdir_core::MemoryType::Reference,
+    }
+}
+
+fn wit_type(t: memdir_core::MemoryType) -> wit::MemoryType {
+    match t {
+        memdir_core::MemoryType::User => wit::MemoryType::User,
+        memdir_core::MemoryType::Feedback => wit::MemoryType::Feedback,
+        memdir_core::MemoryType::Project => wit::MemoryType::Project,
+        memdir_core::MemoryType::Reference => wit::MemoryType::Reference,
+    }
+}
+
+fn core_header(h: ex::scan::MemoryHeader) -> MemoryHeader {
+    MemoryHeader {
+        path: h.path,
+        mtime_ms: h.mtime_ms,
+        name: h.name,
+        description: h.description,
+        memory_type: h.memory_type.map(core_type),
+        diagnostics: h.diagnostics,
+    }
+}
+
+fn wit_header(h: MemoryHeader) -> ex::scan::MemoryHeader {
+    ex::scan::MemoryHeader {
+        path: h.path,
+        mtime_ms: h.mtime_ms,
+        name: h.name,
+        description: h.description,
+        memory_type: h.memory_type.map(wit_type),
+        diagnostics: h.diagnostics,
+    }
+}
+
+fn core_index(i: ex::index::LoadedIndex) -> LoadedIndex {
+    LoadedIndex {
+        text: i.text,
+        truncated: i.truncated.map(|t| match t {
+            ex::index::Truncation::Lines => Truncation::Lines,
+            ex::index::Truncation::Bytes => Truncation::Bytes,
+            ex::index::Truncation::LinesAndBytes => Truncation::LinesAndBytes,
+        }),
+        lines: i.lines as usize,
+        bytes: i.bytes as usize,
+        dropped_entries: i.dropped_entries as usize,
+        warning: i.warning,
+        diagnostics: i.diagnostics,
+    }
+}

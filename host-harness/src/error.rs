@@ -1,0 +1,29 @@
+//! The harness's error type: a domain error from the core, or a failure of the host itself.
+
+use thiserror::Error;
+
+/// An error from a harness operation.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// The core refused the operation (bad input, a filesystem error, ...). Same on both backends.
+    #[error(transparent)]
+    Core(#[from] memdir_core::Error),
+    /// The component trapped (a guest panic, an exhausted resource). The instance is discarded
+    /// and the next call gets a fresh one.
+    #[error("the memory core failed during `{operation}`: {message}")]
+    Trap {
+        /// The exported operation that was running.
+        operation: &'static str,
+        /// What wasmtime and the guest said.
+        message: String,
+    },
+    /// The component could not be compiled, loaded or instantiated.
+    #[error("could not load the memory core: {0}")]
+    Load(String),
+    /// The component imports something memdir does not grant (R0.2).
+    #[error("the memory core imports `{0}`, which memdir does not grant; refusing to run it")]
+    ForbiddenImport(String),
+}
+
+/// `Result` with the harness [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

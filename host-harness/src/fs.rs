@@ -1,0 +1,326 @@
+//! The host filesystem: the real one, confined to the roots the host granted.
+//!
+//! Every path is resolved (symbolic links included) before it is used; a path that resolves
+//! outside every granted root is [`FsError::OutsideRoot`] and is never opened. This one type
+//! serves both backends: the native core calls it through [`memdir_core::Fs`], the component
+//! through the `host-fs` import (see `host_fs.rs`).
+
+use memdir_core::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+/// A granted directory.
+#[derive(Debug, Clone)]
+struct Root {
+    path: PathBuf,
+    writable: bool,
+}
+
+/// The real filesystem, confined to granted roots.
+#[derive(Debug, Clone, Default)]
+pub struct ConfinedFs {
+    roots: Vec<Root>,
+}
+
+impl ConfinedFs {
+    /// A filesystem with no roots: every call fails with `outside-root`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Grants read access to `dir` and everything under it.
+    pub fn grant_read(mut self, dir: impl AsRef<Path>) -> io::Result<Self> {
+        self.push_root(dir.as_ref(), false)?;
+        Ok(self)
+    }
+
+    /// Grants read and write access to `dir` and everything under it.
+    pub fn grant_write(mut self, dir: impl AsRef<Path>) -> io::Result<Self> {
+        self.push_root(dir.as_ref(), true)?;
+        Ok(self)
+    }
+
+    fn push_root(&mut self, dir: &Path, writable: bool) -> io::Result<()> {
+        let path = fs::canonicalize(dir)?;
+        self.roots.push(Root { path, writable });
+        Ok(())
+    }
+
+    /// The root holding a canonical path, if any; writable roots win over read-only ones.
+    fn root_of(&self, canonical: &Path) -> Option<&Root> {
+        self.roots.iter().filter(|r| canonical.starts_with(&r.path)).max_by_key(|r| r.writable)
+    }
+
+    /// Resolves an existing path for reading.
+    fn resolve(&self, path: &str) -> Result<PathBuf, FsError> {
+        let raw = checked(path)?;
+        let canonical = fs::canonicalize(raw).map_err(|e| io_error(path, e))?;
+        match self.root_of(&canonical) {
+            Some(_) => Ok(canonical),
+            None => Err(FsError::OutsideRoot(path.to_string())),
+        }
+    }
+
+    /// Resolves a path that may not exist yet, for writing: its deepest existing ancestor is
+    /// canonicalised and the rest appended, which may not hold `..`.
+    fn resolve_for_write(&self, path: &str) -> Result<PathBuf, FsError> {
+        let raw = checked(path)?;
+        let mut existing = raw.to_path_buf();
+        let mut missing = Vec::new();
+        let canonical = loop {
+            match fs::canonicalize(&existing) {
+                Ok(c) => break c,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    let Some(name) = existing.file_name() else {
+                        return Err(io_error(path, e));
+                    };
+                    missing.push(name.to_owned());
+                    if !existing.pop() {
+                        return Err(io_error(path, e));
+                    }
+                }
+                Err(e) => return Err(io_error(path, e)),
+            }
+        };
+        let mut full = canonical;
+        for name in missing.into_iter().rev() {
+            full.push(name);
+        }
+        match self.root_of(&full) {
+            Some(root) if root.writable => Ok(full),
+            Some(_) => Err(FsError::ReadOnly(path.to_string())),
+            None => Err(FsError::OutsideRoot(path.to_string())),
+        }
+    }
+}
+
+/// Rejects what no host may accept: empty, relative, NUL bytes, `..` components.
+fn checked(path: &str) -> Result<&Path, FsError> {
+    let p = Path::new(path);
+    if path.is_empty()
+        || path.contains('\0')
+        || !p.is_absolute()
+        || p.components().any(|c| c == Component::ParentDir)
+    {
+        return Err(FsError::InvalidPath(path.to_string()));
+    }
+    Ok(p)
+}
+
+fn io_error(path: &str, err: io::Error) -> FsError {
+    let path = path.to_string();
+    match err.kind() {
+        io::ErrorKind::NotFound => FsError::NotFound(path),
+        io::ErrorKind::PermissionDenied => FsError::PermissionDenied(path),
+        io::ErrorKind::NotADirectory => FsError::NotADirectory(path),
+        io::ErrorKind::IsADirectory => FsError::IsADirectory(path),
+        _ => FsError::Other(format!("{path}: {err}")),
+    }
+}
+
+fn kind_of(meta: &Metadata) -> EntryKind {
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        EntryKind::Symlink
+    } else if ft.is_dir() {
+        EntryKind::Dir
+    } else if ft.is_file() {
+        EntryKind::File
+    } else {
+        EntryKind::Other
+    }
+}
+
+/// Modification time in ms since the epoch; times before the epoch are negative.
+fn mtime_ms(meta: &Metadata) -> i64 {
+    match meta.modified() {
+        Ok(t) => match t.duration_since(UNIX_EPOCH) {
+            Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+            Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
+        },
+        Err(_) => 0,
+    }
+}
+
+fn stat_of(meta: &Metadata) -> FileStat {
+    FileStat { kind: kind_of(meta), size: meta.len(), mtime_ms: mtime_ms(meta) }
+}
+
+impl Fs for ConfinedFs {
+    fn list_dir(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
+        let dir = self.resolve(path)?;
+        let err = |e| io_error(path, e);
+        let mut entries = Vec::new();
+        for entry in fs::read_dir(&dir).map_err(err)? {
+            let entry = entry.map_err(err)?;
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            // The entry may vanish between the listing and its stat; then it is not there.
+            let Ok(meta) = entry.metadata() else {
+                continue;
+            };
+            let stat = stat_of(&meta);
+            entries.push(DirEntry { name, kind: stat.kind, size: stat.size, mtime_ms: stat.mtime_ms });
+        }
+        Ok(entries)
+    }
+
+    fn read_head(&self, path: &str, max_lines: u32, max_bytes: u32) -> Result<FileHead, FsError> {
+        let file_path = self.resolve(path)?;
+        let err = |e| io_error(path, e);
+        let mut file = File::open(&file_path).map_err(err)?;
+        let meta = file.metadata().map_err(err)?;
+        if meta.is_dir() {
+            return Err(FsError::IsADirectory(path.to_string()));
+        }
+        let max_bytes = max_bytes as usize;
+        let mut data = vec![0u8; max_bytes.min(meta.len() as usize + 1).max(1)];
+        let mut filled = 0;
+        let mut lines = 0u32;
+        let mut end = None;
+        while filled < max_bytes && end.is_none() {
+            if filled == data.len() {
+                data.resize((data.len() * 2).min(max_bytes), 0);
+            }
+            let n = file.read(&mut data[filled..]).map_err(err)?;
+            if n == 0 {
+                break;
+            }
+            for (i, &b) in data[filled..filled + n].iter().enumerate() {
+                if b == b'\n' {
+                    lines += 1;
+                    if lines == max_lines {
+                        end = Some(filled + i + 1);
+                        break;
+                    }
+                }
+            }
+            filled += n;
+        }
+        data.truncate(end.unwrap_or(filled));
+        let truncated = (data.len() as u64) < meta.len();
+        Ok(FileHead { data, size: meta.len(), mtime_ms: mtime_ms(&meta), truncated })
+    }
+
+    fn stat(&self, path: &str) -> Result<FileStat, FsError> {
+        let p = self.resolve(path)?;
+        fs::metadata(&p).map(|m| stat_of(&m)).map_err(|e| io_error(path, e))
+    }
+
+    fn real_path(&self, path: &str) -> Result<String, FsError> {
+        let p = self.resolve(path)?;
+        p.into_os_string()
+            .into_string()
+            .map_err(|_| FsError::InvalidPath(format!("{path} (resolves to a name that is not UTF-8)")))
+    }
+
+    fn read_file(&self, path: &str, max_bytes: u64) -> Result<Vec<u8>, FsError> {
+        let p = self.resolve(path)?;
+        let err = |e| io_error(path, e);
+        let mut file = File::open(&p).map_err(err)?;
+        let meta = file.metadata().map_err(err)?;
+        if meta.is_dir() {
+            return Err(FsError::IsADirectory(path.to_string()));
+        }
+        if meta.len() > max_bytes {
+            return Err(FsError::Other(format!(
+                "{path}: {} bytes, more than the {max_bytes} allowed",
+                meta.len()
+            )));
+        }
+        let mut data = Vec::with_capacity(meta.len() as usize);
+        Read::by_ref(&mut file).take(max_bytes + 1).read_to_end(&mut data).map_err(err)?;
+        if data.len() as u64 > max_bytes {
+            return Err(FsError::Other(format!("{path}: grew past the {max_bytes} bytes allowed")));
+        }
+        Ok(data)
+    }
+
+    fn write_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
+        let target = self.resolve_for_write(path)?;
+        let dir = target.parent().ok_or_else(|| FsError::InvalidPath(path.to_string()))?;
+        let err = |e| io_error(path, e);
+        let mut tmp = tempfile::Builder::new().prefix(".memdir-tmp-").tempfile_in(dir).map_err(err)?;
+        tmp.write_all(data).map_err(err)?;
+        tmp.as_file().sync_all().map_err(err)?;
+        tmp.persist(&target).map_err(|e| err(e.error))?;
+        Ok(())
+    }
+
+    fn append_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
+        let target = self.resolve_for_write(path)?;
+        let err = |e| io_error(path, e);
+        let mut file = OpenOptions::new().create(true).append(true).open(&target).map_err(err)?;
+        file.write_all(data).map_err(err)
+    }
+
+    fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
+        let source = self.resolve_for_write(from)?;
+        let target = self.resolve_for_write(to)?;
+        fs::rename(&source, &target).map_err(|e| io_error(from, e))
+    }
+
+    fn remove_file(&self, path: &str) -> Result<(), FsError> {
+        let target = self.resolve_for_write(path)?;
+        fs::remove_file(&target).map_err(|e| io_error(path, e))
+    }
+
+    fn create_dir_all(&self, path: &str) -> Result<(), FsError> {
+        let target = self.resolve_for_write(path)?;
+        fs::create_dir_all(&target).map_err(|e| io_error(path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> (tempfile::TempDir, ConfinedFs, String) {
+        let tmp = tempfile::tempdir().unwrap();
+        let mem = tmp.path().join("mem");
+        fs::create_dir(&mem).unwrap();
+        fs::write(tmp.path().join("secret.md"), "outside").unwrap();
+        let cfs = ConfinedFs::new().grant_write(&mem).unwrap();
+        let mem = fs::canonicalize(mem).unwrap().to_str().unwrap().to_string();
+        (tmp, cfs, mem)
+    }
+
+    #[test]
+    fn a_path_outside_the_roots_is_never_read() {
+        let (_tmp, cfs, mem) = tree();
+        assert!(matches!(cfs.read_file(&format!("{mem}/../secret.md"), 100), Err(FsError::InvalidPath(_))));
+        std::os::unix::fs::symlink(format!("{mem}/../secret.md"), format!("{mem}/link.md")).unwrap();
+        assert!(matches!(cfs.read_head(&format!("{mem}/link.md"), 30, 100), Err(FsError::OutsideRoot(_))));
+        assert!(matches!(cfs.write_file("/etc/x.md", b"x"), Err(FsError::OutsideRoot(_))));
+        assert!(matches!(cfs.list_dir("relative"), Err(FsError::InvalidPath(_))));
+    }
+
+    #[test]
+    fn read_head_stops_at_the_line_or_byte_limit() {
+        let (_tmp, cfs, mem) = tree();
+        let path = format!("{mem}/a.md");
+        fs::write(&path, "1\n2\n3\n4\n").unwrap();
+        let head = cfs.read_head(&path, 2, 100).unwrap();
+        assert_eq!((head.data.as_slice(), head.truncated, head.size), (&b"1\n2\n"[..], true, 8));
+        let head = cfs.read_head(&path, 30, 3).unwrap();
+        assert_eq!((head.data.as_slice(), head.truncated), (&b"1\n2"[..], true));
+        let head = cfs.read_head(&path, 30, 100).unwrap();
+        assert_eq!((head.data.len(), head.truncated), (8, false));
+    }
+
+    #[test]
+    fn writes_are_atomic_and_confined_to_writable_roots() {
+        let (tmp, cfs, mem) = tree();
+        cfs.create_dir_all(&format!("{mem}/team/x")).unwrap();
+        cfs.write_file(&format!("{mem}/team/x/a.md"), b"one").unwrap();
+        cfs.write_file(&format!("{mem}/team/x/a.md"), b"two").unwrap();
+        assert_eq!(fs::read(format!("{mem}/team/x/a.md")).unwrap(), b"two");
+        let ro = ConfinedFs::new().grant_read(tmp.path()).unwrap();
+        assert!(matches!(ro.write_file(&format!("{mem}/b.md"), b"x"), Err(FsError::ReadOnly(_))));
+        let leftovers = fs::read_dir(format!("{mem}/team/x")).unwrap().count();
+        assert_eq!(leftovers, 1);
+    }
+}

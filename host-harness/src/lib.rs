@@ -1,0 +1,54 @@
+//! The memdir host harness: runs the memdir memory core (a WebAssembly component) in wasmtime,
+//! supplies its filesystem confined to granted roots, and offers a typed Rust API and the
+//! `memdir` CLI.
+//!
+//! It is the headless host the tests drive. The same [`Core`] API is implemented twice: by
+//! [`ComponentCore`] (the component in wasmtime, what the CLI uses) and by [`NativeCore`] (the
+//! core crate linked natively), so every conformance case runs on both.
+//!
+//! ```no_run
+//! use memdir_harness::{ComponentRuntime, ConfinedFs, Core};
+//! let runtime = ComponentRuntime::load()?;
+//! let fs = ConfinedFs::new().grant_read("/home/ana/.claude/projects/-home-ana-web/memory")?;
+//! let mut core = runtime.core(fs);
+//! let report = core.scan("/home/ana/.claude/projects/-home-ana-web/memory")?;
+//! print!("{}", core.manifest(&report.headers)?);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod bindings;
+pub mod cache;
+pub mod cli;
+mod component;
+pub mod error;
+pub mod fs;
+mod host_fs;
+mod native;
+
+pub use component::{ALLOWED_IMPORTS, CORE_WASM, ComponentCore, ComponentRuntime};
+pub use error::{Error, Result};
+pub use fs::ConfinedFs;
+pub use native::NativeCore;
+
+use memdir_core::budget::Limits;
+use memdir_core::index::LoadedIndex;
+use memdir_core::paths::MemoryLocation;
+use memdir_core::scan::{MemoryHeader, ScanReport};
+
+/// The memory core's operations, whichever backend runs them.
+pub trait Core {
+    /// `component` or `native`.
+    fn backend(&self) -> &'static str;
+    /// Scans a memory directory (R5.1).
+    fn scan(&mut self, dir: &str) -> Result<ScanReport>;
+    /// Formats headers as the manifest (R5.3).
+    fn manifest(&mut self, headers: &[MemoryHeader]) -> Result<String>;
+    /// Reads MEMORY.md at `path` and cuts it for the prompt (R6.2, R6.3).
+    fn load_index(&mut self, path: &str) -> Result<LoadedIndex>;
+    /// Cuts index text already in hand.
+    fn truncate_index(&mut self, content: &str) -> Result<LoadedIndex>;
+    /// The memory location of a working directory (R2.1, R2.2).
+    fn locate(&mut self, cwd: &str, env: &[(String, String)]) -> Result<MemoryLocation>;
+    /// The budget limits (R8.1).
+    fn limits(&mut self) -> Result<Limits>;
+}

@@ -1,0 +1,53 @@
+//! The memory core called natively: the same crate the component is built from, on the same
+//! [`ConfinedFs`]. The conformance runner checks that both backends agree.
+
+use crate::Core;
+use crate::error::Result;
+use crate::fs::ConfinedFs;
+use memdir_core::budget::{LIMITS, Limits};
+use memdir_core::index::LoadedIndex;
+use memdir_core::paths::MemoryLocation;
+use memdir_core::scan::{MemoryHeader, ScanReport};
+use memdir_core::{index, manifest, paths, scan};
+
+/// The core as a native library.
+pub struct NativeCore {
+    fs: ConfinedFs,
+}
+
+impl NativeCore {
+    /// A native core whose filesystem is `fs`.
+    pub fn new(fs: ConfinedFs) -> Self {
+        Self { fs }
+    }
+}
+
+impl Core for NativeCore {
+    fn backend(&self) -> &'static str {
+        "native"
+    }
+
+    fn scan(&mut self, dir: &str) -> Result<ScanReport> {
+        Ok(scan::scan(&self.fs, dir)?)
+    }
+
+    fn manifest(&mut self, headers: &[MemoryHeader]) -> Result<String> {
+        Ok(manifest::format(headers))
+    }
+
+    fn load_index(&mut self, path: &str) -> Result<LoadedIndex> {
+        Ok(index::load(&self.fs, path)?)
+    }
+
+    fn truncate_index(&mut self, content: &str) -> Result<LoadedIndex> {
+        Ok(index::truncate(content))
+    }
+
+    fn locate(&mut self, cwd: &str, env: &[(String, String)]) -> Result<MemoryLocation> {
+        Ok(paths::memory_location(&self.fs, cwd, env)?)
+    }
+
+    fn limits(&mut self) -> Result<Limits> {
+        Ok(LIMITS)
+    }
+}
