@@ -75,24 +75,24 @@ pub fn parse(text: &str, head_only: bool) -> Frontmatter {
             }
         },
     };
-    fm.name = fields.name;
-    fm.description = fields.description;
-    if fields.type_value.is_none() {
-        fm.diagnostics.push("frontmatter has no `type`".to_string());
-    }
-    if let Some(raw) = fields.type_value {
-        fm.memory_type = MemoryType::parse(&raw);
-        if fm.memory_type.is_none() {
-            fm.diagnostics
-                .push(format!("unknown type {raw:?} (expected user, feedback, project or reference)"));
-        }
-    }
-    if fm.name.is_none() {
+    if fields.name.is_none() {
         fm.diagnostics.push("frontmatter has no `name`".to_string());
     }
-    if fm.description.is_none() {
+    if fields.description.is_none() {
         fm.diagnostics.push("frontmatter has no `description`".to_string());
     }
+    match fields.type_value {
+        None => fm.diagnostics.push("frontmatter has no `type`".to_string()),
+        Some(raw) => {
+            fm.memory_type = MemoryType::parse(&raw);
+            if fm.memory_type.is_none() {
+                fm.diagnostics
+                    .push(format!("unknown type {raw:?} (expected user, feedback, project or reference)"));
+            }
+        }
+    }
+    fm.name = fields.name;
+    fm.description = fields.description;
     fm
 }
 

@@ -24,7 +24,7 @@ pub fn format(headers: &[MemoryHeader]) -> String {
 
 /// Newlines (and carriage returns) become spaces so one header stays one line.
 fn one_line(text: &str) -> String {
-    text.replace("\r\n", " ").replace(['\n', '\r'], " ")
+    text.trim().replace("\r\n", " ").replace(['\n', '\r'], " ")
 }
 
 #[cfg(test)]

@@ -76,10 +76,12 @@ pub fn memory_location(fs: &dyn Fs, cwd: &str, env: &[(String, String)]) -> Resu
 
 /// `$CLAUDE_CONFIG_DIR` when set and not empty, else `$HOME/.claude`.
 pub fn config_dir(env: &[(String, String)]) -> Result<String> {
+    // The last definition of a variable wins; an empty value counts as unset.
     let var = |name: &str| {
         env.iter()
             .rev()
-            .find(|(k, v)| k == name && !v.is_empty())
+            .find(|(k, _)| k == name)
+            .filter(|(_, v)| !v.is_empty())
             .map(|(_, v)| v.trim_end_matches('/').to_string())
     };
     if let Some(dir) = var("CLAUDE_CONFIG_DIR") {

@@ -175,11 +175,21 @@ fn read_header(fs: &dyn Fs, candidate: Candidate) -> MemoryHeader {
         }
     };
     header.mtime_ms = head.mtime_ms;
-    let decoded = text::decode(&head.data, head.truncated);
-    header.diagnostics = decoded.diagnostics;
+    let mut data = head.data.as_slice();
+    // When the byte cap fell inside a line, that line is dropped: half a value is worse than none.
+    let cut_mid_line = head.truncated && data.len() >= HEAD_BYTES as usize && !data.ends_with(b"\n");
+    if cut_mid_line {
+        data = &data[..data.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)];
+    }
+    let decoded = text::decode(data, head.truncated);
+    header.diagnostics.extend(decoded.diagnostics);
     let (content, had_crlf) = text::normalize_newlines(&decoded.text);
     if had_crlf {
         header.diagnostics.push("uses CRLF line ends".to_string());
+    }
+    if cut_mid_line && matches!(frontmatter::find_block(&content), frontmatter::Block::Unterminated(_)) {
+        let note = format!("a frontmatter line runs past the first {HEAD_BYTES} bytes; it was not read");
+        header.diagnostics.push(note);
     }
     let fm = frontmatter::parse(&content, head.truncated);
     header.name = fm.name;

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-/// The cache directory: `$MEMDIR_CACHE_DIR`, else `$XDG_CACHE_HOME/memdir`, else
-/// `$HOME/.cache/memdir`; `None` when none is set or `MEMDIR_CACHE_DIR` is empty.
-pub fn default_dir() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k);
+/// The cache directory for an environment: `$MEMDIR_CACHE_DIR`, else `$XDG_CACHE_HOME/memdir`,
+/// else `$HOME/.cache/memdir`; `None` when none is set or `MEMDIR_CACHE_DIR` is empty.
+pub fn dir_from_env(env: &[(String, String)]) -> Option<PathBuf> {
+    let var = |k: &str| env.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
     if let Some(dir) = var("MEMDIR_CACHE_DIR") {
         return (!dir.is_empty()).then(|| PathBuf::from(dir));
     }

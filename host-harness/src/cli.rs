@@ -67,7 +67,8 @@ pub struct Context {
 impl Context {
     /// The environment variable `name`, when set and not empty.
     pub fn var(&self, name: &str) -> Option<&str> {
-        self.env.iter().rev().find(|(k, v)| k == name && !v.is_empty()).map(|(_, v)| v.as_str())
+        let (_, value) = self.env.iter().rev().find(|(k, _)| k == name)?;
+        (!value.is_empty()).then_some(value.as_str())
     }
 
     /// The environment as the core should see it.
@@ -86,7 +87,7 @@ impl Context {
             Backend::Native => Box::new(NativeCore::new(fs)),
             Backend::Component => {
                 if self.runtime.get().is_none() {
-                    let _ = self.runtime.set(ComponentRuntime::load()?);
+                    let _ = self.runtime.set(ComponentRuntime::load(&self.env)?);
                 }
                 Box::new(self.runtime.get().expect("set above").core(fs))
             }
@@ -195,5 +196,8 @@ pub fn absolute(path: &std::path::Path) -> Result<String, Failure> {
 
 /// Grants read access to an existing directory given on the command line.
 pub fn read_root(dir: &std::path::Path) -> Result<ConfinedFs, Failure> {
-    ConfinedFs::new().grant_read(dir).map_err(|e| Failure::input(format!("{}: {e}", dir.display())))
+    ConfinedFs::new().grant_read(dir).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Failure::input(format!("{}: no such directory", dir.display())),
+        _ => Failure::input(format!("{}: {e}", dir.display())),
+    })
 }

@@ -13,7 +13,7 @@ use memdir_core::paths::MemoryLocation;
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
 use std::path::Path;
 use wasmtime::component::{HasSelf, Linker, ResourceTable};
-use wasmtime::{Config, Engine, Store};
+use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
@@ -45,11 +45,16 @@ pub const ALLOWED_IMPORTS: &[&str] = &[
 /// How much of the guest's stderr (its panic message) is kept for an error.
 const STDERR_CAPTURE: usize = 16 * 1024;
 
+/// The default cap on an instance's linear memory: far above what 200 headers and a 25 KB
+/// index need, low enough that hostile input cannot take the host's memory.
+pub const DEFAULT_MEMORY_LIMIT: usize = 512 * 1024 * 1024;
+
 /// Store data of one instance.
 pub struct HostState {
     pub(crate) fs: ConfinedFs,
     wasi: WasiCtx,
     table: ResourceTable,
+    limits: StoreLimits,
 }
 
 impl WasiView for HostState {
@@ -64,12 +69,14 @@ pub struct ComponentRuntime {
     engine: Engine,
     component: wasmtime::component::Component,
     linker: Linker<HostState>,
+    memory_limit: usize,
 }
 
 impl ComponentRuntime {
-    /// Loads the embedded component, using the default compiled-component cache.
-    pub fn load() -> Result<Self> {
-        Self::from_wasm(CORE_WASM, cache::default_dir().as_deref())
+    /// Loads the embedded component, with the compiled-component cache that `env` names
+    /// (see [`cache::dir_from_env`]).
+    pub fn load(env: &[(String, String)]) -> Result<Self> {
+        Self::from_wasm(CORE_WASM, cache::dir_from_env(env).as_deref())
     }
 
     /// Loads a component from bytes, caching its compiled form in `cache_dir` when given.
@@ -90,7 +97,13 @@ impl ComponentRuntime {
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(|e| Error::Load(format!("{e:#}")))?;
         MemoryCore::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)
             .map_err(|e| Error::Load(format!("{e:#}")))?;
-        Ok(Self { engine, component, linker })
+        Ok(Self { engine, component, linker, memory_limit: DEFAULT_MEMORY_LIMIT })
+    }
+
+    /// Caps each instance's linear memory at `bytes`; growing past it traps the call.
+    pub fn with_memory_limit(mut self, bytes: usize) -> Self {
+        self.memory_limit = bytes;
+        self
     }
 
     /// The names of the component's imports, for the interface-drift test.
@@ -122,8 +135,13 @@ impl ComponentCore<'_> {
     fn instantiate(&self) -> Result<Live> {
         let stderr = MemoryOutputPipe::new(STDERR_CAPTURE);
         let wasi = WasiCtx::builder().stderr(stderr.clone()).build();
-        let state = HostState { fs: self.fs.clone(), wasi, table: ResourceTable::new() };
+        let limits = StoreLimitsBuilder::new()
+            .memory_size(self.runtime.memory_limit)
+            .trap_on_grow_failure(true)
+            .build();
+        let state = HostState { fs: self.fs.clone(), wasi, table: ResourceTable::new(), limits };
         let mut store = Store::new(&self.runtime.engine, state);
+        store.limiter(|state| &mut state.limits);
         let bindings = MemoryCore::instantiate(&mut store, &self.runtime.component, &self.runtime.linker)
             .map_err(|e| Error::Load(format!("{e:#}")))?;
         Ok(Live { store, bindings, stderr })

@@ -8,7 +8,7 @@
 //!
 //! ```no_run
 //! use memdir_harness::{ComponentRuntime, ConfinedFs, Core};
-//! let runtime = ComponentRuntime::load()?;
+//! let runtime = ComponentRuntime::load(&[])?;
 //! let fs = ConfinedFs::new().grant_read("/home/ana/.claude/projects/-home-ana-web/memory")?;
 //! let mut core = runtime.core(fs);
 //! let report = core.scan("/home/ana/.claude/projects/-home-ana-web/memory")?;

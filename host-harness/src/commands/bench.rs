@@ -184,7 +184,7 @@ fn time_process(dir: &str, runs: usize) -> Result<Duration, Failure> {
 }
 
 /// Runs the command.
-pub fn run(_ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     let temp;
     let root = match &args.keep {
         Some(dir) => dir.clone(),
@@ -193,7 +193,7 @@ pub fn run(_ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write)
             temp.path().to_path_buf()
         }
     };
-    let runtime = ComponentRuntime::load()?;
+    let runtime = ComponentRuntime::load(ctx.env())?;
     let mut table = String::from(
         "| files | native core (ms) | component (ms) | Node.js (ms) | component / native | Node / component | same manifest |\n\
          |---:|---:|---:|---:|---:|---:|:---:|\n",
