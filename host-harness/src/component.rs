@@ -5,7 +5,7 @@ use crate::bindings::MemoryCore;
 use crate::bindings::exports::memdir::memory as ex;
 use crate::bindings::memdir::memory::types as wit;
 use crate::error::{Error, Result};
-use crate::fs::ConfinedFs;
+use crate::fs::SharedFs;
 use crate::{Core, cache, host_fs};
 use memdir_core::budget::Limits;
 use memdir_core::index::{LoadedIndex, Truncation};
@@ -51,7 +51,7 @@ pub const DEFAULT_MEMORY_LIMIT: usize = 512 * 1024 * 1024;
 
 /// Store data of one instance.
 pub struct HostState {
-    pub(crate) fs: ConfinedFs,
+    pub(crate) fs: SharedFs,
     wasi: WasiCtx,
     table: ResourceTable,
     limits: StoreLimits,
@@ -111,16 +111,17 @@ impl ComponentRuntime {
         self.component.component_type().imports(&self.engine).map(|(name, _)| name.to_string()).collect()
     }
 
-    /// A core whose filesystem is `fs`.
-    pub fn core(&self, fs: ConfinedFs) -> ComponentCore<'_> {
-        ComponentCore { runtime: self, fs, live: None }
+    /// A core whose filesystem is `fs` (usually a [`crate::ConfinedFs`]; tests wrap it to
+    /// inject faults).
+    pub fn core(&self, fs: impl memdir_core::Fs + Send + Sync + 'static) -> ComponentCore<'_> {
+        ComponentCore { runtime: self, fs: std::sync::Arc::new(fs), live: None }
     }
 }
 
 /// The memory core running as a component, with its granted filesystem.
 pub struct ComponentCore<'a> {
     runtime: &'a ComponentRuntime,
-    fs: ConfinedFs,
+    fs: SharedFs,
     live: Option<Live>,
 }
 

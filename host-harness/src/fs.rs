@@ -11,6 +11,9 @@ use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+/// A filesystem shared by a core and the instances it creates.
+pub type SharedFs = std::sync::Arc<dyn Fs + Send + Sync>;
+
 /// A granted directory.
 #[derive(Debug, Clone)]
 struct Root {

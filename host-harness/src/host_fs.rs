@@ -1,9 +1,9 @@
-//! The `host-fs` import, implemented for the component on top of [`ConfinedFs`]: only type
+//! The `host-fs` import, implemented for the component on top of the host's [`memdir_core::Fs`]: only type
 //! conversions live here, the behaviour is the same one the native core uses.
 
 use crate::bindings::memdir::memory::{host_fs, types as wit};
 use crate::component::HostState;
-use memdir_core::{EntryKind, Fs, FsError};
+use memdir_core::{EntryKind, FsError};
 
 impl wit::Host for HostState {}
 

@@ -1,9 +1,9 @@
 //! The memory core called natively: the same crate the component is built from, on the same
-//! [`ConfinedFs`]. The conformance runner checks that both backends agree.
+//! [`crate::ConfinedFs`]. The conformance runner checks that both backends agree.
 
 use crate::Core;
 use crate::error::Result;
-use crate::fs::ConfinedFs;
+use crate::fs::SharedFs;
 use memdir_core::budget::{LIMITS, Limits};
 use memdir_core::index::LoadedIndex;
 use memdir_core::paths::MemoryLocation;
@@ -12,13 +12,13 @@ use memdir_core::{index, manifest, paths, scan};
 
 /// The core as a native library.
 pub struct NativeCore {
-    fs: ConfinedFs,
+    fs: SharedFs,
 }
 
 impl NativeCore {
-    /// A native core whose filesystem is `fs`.
-    pub fn new(fs: ConfinedFs) -> Self {
-        Self { fs }
+    /// A native core whose filesystem is `fs` (usually a [`crate::ConfinedFs`]).
+    pub fn new(fs: impl memdir_core::Fs + Send + Sync + 'static) -> Self {
+        Self { fs: std::sync::Arc::new(fs) }
     }
 }
 
@@ -28,7 +28,7 @@ impl Core for NativeCore {
     }
 
     fn scan(&mut self, dir: &str) -> Result<ScanReport> {
-        Ok(scan::scan(&self.fs, dir)?)
+        Ok(scan::scan(&*self.fs, dir)?)
     }
 
     fn manifest(&mut self, headers: &[MemoryHeader]) -> Result<String> {
@@ -36,7 +36,7 @@ impl Core for NativeCore {
     }
 
     fn load_index(&mut self, path: &str) -> Result<LoadedIndex> {
-        Ok(index::load(&self.fs, path)?)
+        Ok(index::load(&*self.fs, path)?)
     }
 
     fn truncate_index(&mut self, content: &str) -> Result<LoadedIndex> {
@@ -44,7 +44,7 @@ impl Core for NativeCore {
     }
 
     fn locate(&mut self, cwd: &str, env: &[(String, String)]) -> Result<MemoryLocation> {
-        Ok(paths::memory_location(&self.fs, cwd, env)?)
+        Ok(paths::memory_location(&*self.fs, cwd, env)?)
     }
 
     fn limits(&mut self) -> Result<Limits> {
