@@ -49,7 +49,11 @@ fn main() {
         cmd.env_remove(var);
     }
     let status = cmd.status().expect("could not run cargo to build the memory core");
-    assert!(status.success(), "building the memory core for wasm32-wasip2 failed");
+    assert!(
+        status.success(),
+        "building the memory core for wasm32-wasip2 failed; if the target is missing, run \
+         `rustup toolchain install` in the repository (rust-toolchain.toml names it)"
+    );
     let wasm = target_dir.join("wasm32-wasip2/guest/memdir_core.wasm");
     assert!(wasm.is_file(), "the guest build did not produce {}", wasm.display());
     println!("cargo:rustc-env=MEMDIR_CORE_WASM={}", wasm.display());
