@@ -297,3 +297,35 @@ fn core_index(i: ex::index::LoadedIndex) -> LoadedIndex {
         diagnostics: i.diagnostics,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_resource_counts_dedupes_and_resets_through_the_component() {
+        let runtime = ComponentRuntime::from_wasm(CORE_WASM, None).unwrap();
+        let mut core = runtime.core(crate::ConfinedFs::new());
+        let (budget, surfaced, json) = core
+            .call("budget.session", |b, s| {
+                let session = b.memdir_memory_budget().session();
+                let handle = session.call_constructor(&mut *s)?;
+                session.call_record_injection(&mut *s, handle, "feedback_a.md", 4096)?;
+                let again = session.call_can_inject(&mut *s, handle, "feedback_a.md", 1)?;
+                let other = session.call_can_inject(&mut *s, handle, "user_b.md", 4096)?;
+                let json = session.call_to_json(&mut *s, handle)?;
+                let restored = session.call_from_json(&mut *s, &json)?.expect("its own JSON restores");
+                let surfaced = session.call_surfaced(&mut *s, restored)?;
+                session.call_compact(&mut *s, restored)?;
+                let after = session.call_session_bytes(&mut *s, restored)?;
+                let bad = session.call_from_json(&mut *s, "{not json")?;
+                handle.resource_drop(&mut *s)?;
+                restored.resource_drop(&mut *s)?;
+                Ok(((again, other, after, bad.is_err()), surfaced, json))
+            })
+            .unwrap();
+        assert_eq!(budget, (false, true, 0, true));
+        assert_eq!(surfaced, ["feedback_a.md"]);
+        assert_eq!(memdir_core::budget::Session::from_json(&json).unwrap().session_bytes(), 4096);
+    }
+}
