@@ -65,12 +65,6 @@ pub struct Context {
 }
 
 impl Context {
-    /// The environment variable `name`, when set and not empty.
-    pub fn var(&self, name: &str) -> Option<&str> {
-        let (_, value) = self.env.iter().rev().find(|(k, _)| k == name)?;
-        (!value.is_empty()).then_some(value.as_str())
-    }
-
     /// The environment as the core should see it.
     pub fn env(&self) -> &[(String, String)] {
         &self.env
