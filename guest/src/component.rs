@@ -2,7 +2,7 @@
 //! and the exports, with every conversion between core and WIT types in this one file.
 
 use crate::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
-use crate::{budget, index, manifest, paths, scan};
+use crate::{budget, index, instructions, manifest, paths, prompt, scan, switches};
 use std::cell::RefCell;
 
 wit_bindgen::generate!({
@@ -208,13 +208,109 @@ impl ex::paths::Guest for Component {
     }
 
     fn locate(cwd: String, env: Vec<(String, String)>) -> Result<ex::paths::MemoryLocation, wit::Error> {
-        let loc = paths::memory_location(&HostFs, &cwd, &env).map_err(wit_error)?;
-        Ok(ex::paths::MemoryLocation {
-            project_root: loc.project_root,
-            from_git: loc.from_git,
-            config_dir: loc.config_dir,
-            slug: loc.slug,
-            memory_dir: loc.memory_dir,
+        paths::memory_location(&HostFs, &cwd, &env).map(wit_location).map_err(wit_error)
+    }
+
+    fn agent_dir(
+        cwd: String,
+        env: Vec<(String, String)>,
+        agent_type: String,
+        scope: ex::paths::AgentScope,
+    ) -> Result<String, wit::Error> {
+        let scope = match scope {
+            ex::paths::AgentScope::User => paths::AgentScope::User,
+            ex::paths::AgentScope::Project => paths::AgentScope::Project,
+            ex::paths::AgentScope::Local => paths::AgentScope::Local,
+        };
+        paths::agent_memory_dir(&HostFs, &cwd, &env, &agent_type, scope).map_err(wit_error)
+    }
+}
+
+fn wit_location(loc: paths::MemoryLocation) -> ex::paths::MemoryLocation {
+    ex::paths::MemoryLocation {
+        project_root: loc.project_root,
+        work_tree: loc.work_tree,
+        from_git: loc.from_git,
+        config_dir: loc.config_dir,
+        slug: loc.slug,
+        memory_dir: loc.memory_dir,
+    }
+}
+
+fn wit_switches(s: switches::Switches) -> ex::instructions::Switches {
+    ex::instructions::Switches {
+        instructions: s.instructions,
+        bare: s.bare,
+        auto_memory: s.auto_memory,
+        decided_by: s.decided_by.label(),
+        team_memory: s.team_memory,
+        diagnostics: s.diagnostics,
+    }
+}
+
+fn wit_file(f: instructions::InstructionFile) -> ex::instructions::InstructionFile {
+    use ex::instructions::FileType as W;
+    use instructions::FileType as C;
+    ex::instructions::InstructionFile {
+        suffix: f.file_type.suffix().to_string(),
+        file_type: match f.file_type {
+            C::Managed => W::Managed,
+            C::User => W::User,
+            C::Project => W::Project,
+            C::Local => W::Local,
+            C::AutoMem => W::AutoMem,
+            C::TeamMem => W::TeamMem,
+        },
+        path: f.path,
+        content: f.content,
+        chars: saturate(f.chars),
+        truncated: f.truncated,
+        imports: f.imports,
+        imported_by: f.imported_by,
+        diagnostics: f.diagnostics,
+    }
+}
+
+/// Runs `f` on the core's view of a WIT load request.
+fn with_request<T>(
+    r: ex::instructions::LoadRequest,
+    f: impl FnOnce(&instructions::Request<'_>) -> crate::Result<T>,
+) -> Result<T, wit::Error> {
+    let request =
+        instructions::Request { cwd: &r.cwd, env: &r.env, touching: &r.touching, add_dirs: &r.add_dirs };
+    f(&request).map_err(wit_error)
+}
+
+impl ex::instructions::Guest for Component {
+    fn load(request: ex::instructions::LoadRequest) -> Result<ex::instructions::Loaded, wit::Error> {
+        let loaded = with_request(request, |r| instructions::load(&HostFs, r))?;
+        Ok(ex::instructions::Loaded {
+            files: loaded.files.into_iter().map(wit_file).collect(),
+            switches: wit_switches(loaded.switches),
+            location: wit_location(loaded.location),
+            diagnostics: loaded.diagnostics,
+        })
+    }
+
+    fn prompt(
+        request: ex::instructions::LoadRequest,
+        options: ex::instructions::PromptOptions,
+    ) -> Result<String, wit::Error> {
+        let options =
+            prompt::Options { index_step: options.index_step, ignore_memory: options.ignore_memory };
+        let loaded = with_request(request, |r| instructions::load(&HostFs, r))?;
+        Ok(prompt::render(&loaded, options))
+    }
+
+    fn guidance(memory_dir: String, index_step: bool) -> String {
+        prompt::guidance(&memory_dir, index_step)
+    }
+
+    fn status(cwd: String, env: Vec<(String, String)>) -> Result<ex::instructions::MemoryStatus, wit::Error> {
+        let (switches, location) = instructions::status(&HostFs, &cwd, &env).map_err(wit_error)?;
+        Ok(ex::instructions::MemoryStatus {
+            switches: wit_switches(switches),
+            location: wit_location(location),
         })
     }
 }

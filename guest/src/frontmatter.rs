@@ -47,6 +47,18 @@ pub fn find_block(text: &str) -> Block<'_> {
     Block::Unterminated(body)
 }
 
+/// The frontmatter block and the body after its closing line, when the block is closed.
+pub fn split(text: &str) -> Option<(&str, &str)> {
+    let Block::Closed(block) = find_block(text) else {
+        return None;
+    };
+    // The block starts after the opening line; the closing line follows it.
+    let block_start = block.as_ptr() as usize - text.as_ptr() as usize;
+    let after_block = &text[block_start + block.len()..];
+    let body = after_block.split_once('\n').map_or("", |(_, rest)| rest);
+    Some((block, body))
+}
+
 /// Parses the frontmatter of `text` (already decoded, LF line ends). `head_only` says `text`
 /// is only the first lines of the file, which changes what an unclosed block means.
 pub fn parse(text: &str, head_only: bool) -> Frontmatter {
@@ -216,6 +228,13 @@ mod tests {
 
     fn fm(text: &str) -> Frontmatter {
         parse(text, false)
+    }
+
+    #[test]
+    fn split_returns_the_block_and_the_body() {
+        assert_eq!(split("---\na: 1\n---\nbody\n"), Some(("a: 1\n", "body\n")));
+        assert_eq!(split("---\n---\n"), Some(("", "")));
+        assert_eq!(split("no\n"), None);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::fs::{EntryKind, Fs, FsError, join, parent};
+use crate::switches::Env;
 
 /// Slugs longer than this keep a prefix of this length and gain a hash.
 pub const MAX_SLUG_LEN: usize = 200;
@@ -14,6 +15,9 @@ const MAX_GIT_FILE_BYTES: u64 = 4096;
 pub struct MemoryLocation {
     /// The canonical project root.
     pub project_root: String,
+    /// The checkout holding the working directory (where `.claude/` lives); differs from
+    /// `project_root` in a linked worktree.
+    pub work_tree: String,
     /// True when the root came from a git repository.
     pub from_git: bool,
     /// `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`.
@@ -62,56 +66,133 @@ fn base36(mut n: u32) -> String {
 }
 
 /// Resolves the memory location of `cwd` with the environment the host passes in.
+///
+/// In remote mode (`CLAUDE_CODE_REMOTE`) with `CLAUDE_CODE_REMOTE_MEMORY_DIR` set, memories
+/// live under that directory instead of the configuration directory.
 pub fn memory_location(fs: &dyn Fs, cwd: &str, env: &[(String, String)]) -> Result<MemoryLocation> {
     let config_dir = config_dir(env)?;
     let cwd = fs.real_path(cwd)?;
-    let (project_root, from_git) = match canonical_git_root(fs, &cwd) {
-        Some(root) => (root, true),
-        None => (cwd, false),
+    let (project_root, work_tree, from_git) = match git_layout(fs, &cwd) {
+        Some(git) => (git.canonical_root, git.work_tree, true),
+        None => (cwd.clone(), cwd, false),
+    };
+    let vars = Env(env);
+    let base = match vars.get("CLAUDE_CODE_REMOTE_MEMORY_DIR") {
+        Some(dir) if vars.flag("CLAUDE_CODE_REMOTE") == Some(true) => dir.trim_end_matches('/').to_string(),
+        _ => config_dir.clone(),
     };
     let slug = slug(&project_root);
-    let memory_dir = join(&join(&join(&config_dir, "projects"), &slug), "memory");
-    Ok(MemoryLocation { project_root, from_git, config_dir, slug, memory_dir })
+    let memory_dir = join(&join(&join(&base, "projects"), &slug), "memory");
+    Ok(MemoryLocation { project_root, work_tree, from_git, config_dir, slug, memory_dir })
 }
 
 /// `$CLAUDE_CONFIG_DIR` when set and not empty, else `$HOME/.claude`.
 pub fn config_dir(env: &[(String, String)]) -> Result<String> {
-    // The last definition of a variable wins; an empty value counts as unset.
-    let var = |name: &str| {
-        env.iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(_, v)| v.trim_end_matches('/').to_string())
-    };
-    if let Some(dir) = var("CLAUDE_CONFIG_DIR") {
-        return Ok(if dir.is_empty() { "/".into() } else { dir });
+    let vars = Env(env);
+    if let Some(dir) = vars.get("CLAUDE_CONFIG_DIR") {
+        let dir = dir.trim_end_matches('/');
+        return Ok(if dir.is_empty() { "/".into() } else { dir.to_string() });
     }
-    if let Some(home) = var("HOME") {
-        return Ok(join(if home.is_empty() { "/" } else { &home }, ".claude"));
+    if let Some(home) = vars.get("HOME") {
+        return Ok(join(home_dir(home), ".claude"));
     }
     Err(Error::InvalidInput(
         "cannot tell where the configuration directory is: set CLAUDE_CONFIG_DIR or HOME".into(),
     ))
 }
 
+fn home_dir(home: &str) -> &str {
+    let trimmed = home.trim_end_matches('/');
+    if trimmed.is_empty() { "/" } else { trimmed }
+}
+
+/// `$HOME`, for `~` in imports.
+pub fn home(env: &[(String, String)]) -> Option<String> {
+    Env(env).get("HOME").map(|h| home_dir(h).to_string())
+}
+
+/// The three scopes of a subagent's own memory (R11.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentScope {
+    /// `<config>/agent-memory/<agentType>/`: the user's, for every project.
+    User,
+    /// `<work tree>/.claude/agent-memory/<agentType>/`: checked in with the project.
+    Project,
+    /// `<work tree>/.claude/agent-memory-local/<agentType>/`: this checkout only, not checked in.
+    Local,
+}
+
+/// The memory directory of subagent `agent_type` in `scope`. Agent types are names, not
+/// paths: letters, digits, `.`, `_`, `-` and `:` (a plugin's `plugin:agent`, stored as
+/// `plugin-agent`), not starting with a dot.
+pub fn agent_memory_dir(
+    fs: &dyn Fs,
+    cwd: &str,
+    env: &[(String, String)],
+    agent_type: &str,
+    scope: AgentScope,
+) -> Result<String> {
+    let valid = !agent_type.is_empty()
+        && !agent_type.starts_with('.')
+        && agent_type.chars().all(|c| c.is_ascii_alphanumeric() || "._-:".contains(c));
+    if !valid {
+        return Err(Error::InvalidInput(format!(
+            "agent type {agent_type:?} is not a name: use letters, digits, `.`, `_`, `-` or `:`"
+        )));
+    }
+    let folder = agent_type.replace(':', "-");
+    Ok(match scope {
+        AgentScope::User => join(&join(&config_dir(env)?, "agent-memory"), &folder),
+        AgentScope::Project | AgentScope::Local => {
+            let cwd = fs.real_path(cwd)?;
+            let work_tree = git_layout(fs, &cwd).map_or(cwd, |g| g.work_tree);
+            let kind = if scope == AgentScope::Project { "agent-memory" } else { "agent-memory-local" };
+            join(&join(&join(&work_tree, ".claude"), kind), &folder)
+        }
+    })
+}
+
+/// Where a working directory sits in git.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitLayout {
+    /// The checkout holding the working directory (the directory with the `.git` entry).
+    pub work_tree: String,
+    /// The main working tree (or bare directory) shared by all worktrees: the memory key.
+    pub canonical_root: String,
+    /// True when `work_tree` is a linked worktree of another repository root.
+    pub linked: bool,
+}
+
 /// The main working tree of the repository holding `cwd` (canonical), or `None` outside git.
+pub fn canonical_git_root(fs: &dyn Fs, cwd: &str) -> Option<String> {
+    git_layout(fs, cwd).map(|g| g.canonical_root)
+}
+
+/// Finds the repository holding `cwd` from files alone (`.git`, `gitdir:`, `commondir`).
 ///
 /// A linked worktree's `.git` file names its git dir, whose `commondir` names the repository's
 /// shared git dir; the main working tree is that dir's parent. A worktree whose git dir is not
 /// registered under `<common>/worktrees/` is not trusted to name another repository, and keeps
 /// its own root. A bare repository's worktrees share the bare directory as their root.
-pub fn canonical_git_root(fs: &dyn Fs, cwd: &str) -> Option<String> {
+pub fn git_layout(fs: &dyn Fs, cwd: &str) -> Option<GitLayout> {
     let (work_tree, git_dir) = find_git_dir(fs, cwd)?;
+    let own = |work_tree: String| GitLayout { canonical_root: work_tree.clone(), work_tree, linked: false };
     let Some(common) = read_git_file(fs, &join(&git_dir, "commondir")) else {
-        return Some(work_tree);
+        return Some(own(work_tree));
     };
-    let common = fs.real_path(&resolve(&git_dir, &common)).ok()?;
+    let Ok(common) = fs.real_path(&resolve(&git_dir, &common)) else {
+        return Some(own(work_tree));
+    };
     let registered = parent(&git_dir) == Some(join(&common, "worktrees").as_str());
     if !registered {
-        return Some(work_tree);
+        return Some(own(work_tree));
     }
-    if common.rsplit('/').next() == Some(".git") { parent(&common).map(str::to_string) } else { Some(common) }
+    let canonical_root = if common.rsplit('/').next() == Some(".git") {
+        parent(&common).map_or_else(|| common.clone(), str::to_string)
+    } else {
+        common
+    };
+    Some(GitLayout { linked: canonical_root != work_tree, canonical_root, work_tree })
 }
 
 /// Walks up from `dir` to the first directory with a `.git` entry: (work tree, git dir).

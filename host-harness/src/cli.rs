@@ -42,8 +42,14 @@ enum Command {
     Scan(commands::scan::Args),
     /// Print MEMORY.md exactly as the model sees it, with the warning when it was cut (R6.2).
     Index(commands::index::Args),
-    /// Print the auto-memory directory of a working directory (R2.1, R2.2).
+    /// Print the auto-memory directory of a working directory, or a subagent's (R2, R11).
     Path(commands::path::Args),
+    /// List the instruction files in load order, or print them as the model sees them (R3).
+    Instructions(commands::instructions::Args),
+    /// Print the memory part of a system prompt: instructions, guidance, MEMORY.md (R12.1).
+    Prompt(commands::prompt::Args),
+    /// Show which switches are on and which rule decided (R4).
+    Status(commands::status::Args),
     /// Write a sample memory directory and show what an agent gets from it.
     Demo(commands::demo::Args),
     /// Time scan + manifest on generated directories: component, native core and Node.
@@ -165,6 +171,9 @@ pub fn run(
         Command::Scan(a) => commands::scan::run(&ctx, a, out),
         Command::Index(a) => commands::index::run(&ctx, a, out, err),
         Command::Path(a) => commands::path::run(&ctx, a, out),
+        Command::Instructions(a) => commands::instructions::run(&ctx, a, out, err),
+        Command::Prompt(a) => commands::prompt::run(&ctx, a, out, err),
+        Command::Status(a) => commands::status::run(&ctx, a, out, err),
         Command::Demo(a) => commands::demo::run(&ctx, a, out),
         Command::Bench(a) => commands::bench::run(&ctx, a, out, err),
     };

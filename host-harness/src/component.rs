@@ -9,8 +9,11 @@ use crate::fs::SharedFs;
 use crate::{Core, cache, host_fs};
 use memdir_core::budget::Limits;
 use memdir_core::index::{LoadedIndex, Truncation};
-use memdir_core::paths::MemoryLocation;
+use memdir_core::instructions::{FileType, InstructionFile, Loaded, Request};
+use memdir_core::paths::{AgentScope, MemoryLocation};
+use memdir_core::prompt::Options;
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
+use memdir_core::switches::{DecidedBy, Switches};
 use std::path::Path;
 use wasmtime::component::{HasSelf, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
@@ -207,14 +210,59 @@ impl Core for ComponentCore<'_> {
     fn locate(&mut self, cwd: &str, env: &[(String, String)]) -> Result<MemoryLocation> {
         let env = env.to_vec();
         let loc = self.call("paths.locate", |b, s| b.memdir_memory_paths().call_locate(s, cwd, &env))?;
-        let loc = loc.map_err(core_error)?;
-        Ok(MemoryLocation {
-            project_root: loc.project_root,
-            from_git: loc.from_git,
-            config_dir: loc.config_dir,
-            slug: loc.slug,
-            memory_dir: loc.memory_dir,
+        loc.map(core_location).map_err(core_error)
+    }
+
+    fn agent_dir(
+        &mut self,
+        cwd: &str,
+        env: &[(String, String)],
+        agent: &str,
+        scope: AgentScope,
+    ) -> Result<String> {
+        let env = env.to_vec();
+        let scope = match scope {
+            AgentScope::User => ex::paths::AgentScope::User,
+            AgentScope::Project => ex::paths::AgentScope::Project,
+            AgentScope::Local => ex::paths::AgentScope::Local,
+        };
+        let dir = self.call("paths.agent-dir", |b, s| {
+            b.memdir_memory_paths().call_agent_dir(s, cwd, &env, agent, scope)
+        })?;
+        dir.map_err(core_error)
+    }
+
+    fn load_instructions(&mut self, request: &Request<'_>) -> Result<Loaded> {
+        let request = wit_request(request);
+        let loaded =
+            self.call("instructions.load", |b, s| b.memdir_memory_instructions().call_load(s, &request))?;
+        let loaded = loaded.map_err(core_error)?;
+        Ok(Loaded {
+            files: loaded.files.into_iter().map(core_file).collect(),
+            switches: core_switches(loaded.switches),
+            location: core_location(loaded.location),
+            diagnostics: loaded.diagnostics,
         })
+    }
+
+    fn prompt(&mut self, request: &Request<'_>, options: Options) -> Result<String> {
+        let request = wit_request(request);
+        let options = ex::instructions::PromptOptions {
+            index_step: options.index_step,
+            ignore_memory: options.ignore_memory,
+        };
+        let text = self.call("instructions.prompt", |b, s| {
+            b.memdir_memory_instructions().call_prompt(s, &request, options)
+        })?;
+        text.map_err(core_error)
+    }
+
+    fn status(&mut self, cwd: &str, env: &[(String, String)]) -> Result<(Switches, MemoryLocation)> {
+        let env = env.to_vec();
+        let status = self
+            .call("instructions.status", |b, s| b.memdir_memory_instructions().call_status(s, cwd, &env))?;
+        let status = status.map_err(core_error)?;
+        Ok((core_switches(status.switches), core_location(status.location)))
     }
 
     fn limits(&mut self) -> Result<Limits> {
@@ -240,6 +288,59 @@ fn core_error(e: wit::Error) -> Error {
         wit::Error::InvalidInput(m) => memdir_core::Error::InvalidInput(m),
         wit::Error::Other(m) => memdir_core::Error::Other(m),
     })
+}
+
+fn wit_request(r: &Request<'_>) -> ex::instructions::LoadRequest {
+    ex::instructions::LoadRequest {
+        cwd: r.cwd.to_string(),
+        env: r.env.to_vec(),
+        touching: r.touching.to_vec(),
+        add_dirs: r.add_dirs.to_vec(),
+    }
+}
+
+fn core_location(l: ex::paths::MemoryLocation) -> MemoryLocation {
+    MemoryLocation {
+        project_root: l.project_root,
+        work_tree: l.work_tree,
+        from_git: l.from_git,
+        config_dir: l.config_dir,
+        slug: l.slug,
+        memory_dir: l.memory_dir,
+    }
+}
+
+fn core_switches(s: ex::instructions::Switches) -> Switches {
+    Switches {
+        instructions: s.instructions,
+        bare: s.bare,
+        auto_memory: s.auto_memory,
+        // The core only ever sends labels it made; anything else is reported as it came.
+        decided_by: DecidedBy::from_label(&s.decided_by).unwrap_or(DecidedBy::Settings(s.decided_by)),
+        team_memory: s.team_memory,
+        diagnostics: s.diagnostics,
+    }
+}
+
+fn core_file(f: ex::instructions::InstructionFile) -> InstructionFile {
+    use ex::instructions::FileType as W;
+    InstructionFile {
+        path: f.path,
+        file_type: match f.file_type {
+            W::Managed => FileType::Managed,
+            W::User => FileType::User,
+            W::Project => FileType::Project,
+            W::Local => FileType::Local,
+            W::AutoMem => FileType::AutoMem,
+            W::TeamMem => FileType::TeamMem,
+        },
+        content: f.content,
+        chars: f.chars as usize,
+        truncated: f.truncated,
+        imports: f.imports,
+        imported_by: f.imported_by,
+        diagnostics: f.diagnostics,
+    }
 }
 
 fn core_type(t: wit::MemoryType) -> memdir_core::MemoryType {

@@ -32,8 +32,11 @@ pub use native::NativeCore;
 
 use memdir_core::budget::Limits;
 use memdir_core::index::LoadedIndex;
-use memdir_core::paths::MemoryLocation;
+use memdir_core::instructions::{Loaded, Request};
+use memdir_core::paths::{AgentScope, MemoryLocation};
+use memdir_core::prompt::Options;
 use memdir_core::scan::{MemoryHeader, ScanReport};
+use memdir_core::switches::Switches;
 
 /// The memory core's operations, whichever backend runs them.
 pub trait Core {
@@ -51,4 +54,18 @@ pub trait Core {
     fn locate(&mut self, cwd: &str, env: &[(String, String)]) -> Result<MemoryLocation>;
     /// The budget limits (R8.1).
     fn limits(&mut self) -> Result<Limits>;
+    /// The memory directory of a subagent type in one scope (R11.1).
+    fn agent_dir(
+        &mut self,
+        cwd: &str,
+        env: &[(String, String)],
+        agent: &str,
+        scope: AgentScope,
+    ) -> Result<String>;
+    /// The instruction files of a working directory, in load order (R3).
+    fn load_instructions(&mut self, request: &Request<'_>) -> Result<Loaded>;
+    /// The memory part of a system prompt (R12.1).
+    fn prompt(&mut self, request: &Request<'_>, options: Options) -> Result<String>;
+    /// The switches and the memory location of a working directory (R4).
+    fn status(&mut self, cwd: &str, env: &[(String, String)]) -> Result<(Switches, MemoryLocation)>;
 }

@@ -6,9 +6,12 @@ use crate::error::Result;
 use crate::fs::SharedFs;
 use memdir_core::budget::{LIMITS, Limits};
 use memdir_core::index::LoadedIndex;
-use memdir_core::paths::MemoryLocation;
+use memdir_core::instructions::{Loaded, Request};
+use memdir_core::paths::{AgentScope, MemoryLocation};
+use memdir_core::prompt::Options;
 use memdir_core::scan::{MemoryHeader, ScanReport};
-use memdir_core::{index, manifest, paths, scan};
+use memdir_core::switches::Switches;
+use memdir_core::{index, instructions, manifest, paths, prompt, scan};
 
 /// The core as a native library.
 pub struct NativeCore {
@@ -49,5 +52,27 @@ impl Core for NativeCore {
 
     fn limits(&mut self) -> Result<Limits> {
         Ok(LIMITS)
+    }
+
+    fn agent_dir(
+        &mut self,
+        cwd: &str,
+        env: &[(String, String)],
+        agent: &str,
+        scope: AgentScope,
+    ) -> Result<String> {
+        Ok(paths::agent_memory_dir(&*self.fs, cwd, env, agent, scope)?)
+    }
+
+    fn load_instructions(&mut self, request: &Request<'_>) -> Result<Loaded> {
+        Ok(instructions::load(&*self.fs, request)?)
+    }
+
+    fn prompt(&mut self, request: &Request<'_>, options: Options) -> Result<String> {
+        Ok(prompt::render(&instructions::load(&*self.fs, request)?, options))
+    }
+
+    fn status(&mut self, cwd: &str, env: &[(String, String)]) -> Result<(Switches, MemoryLocation)> {
+        Ok(instructions::status(&*self.fs, cwd, env)?)
     }
 }

@@ -3,6 +3,9 @@
 pub mod bench;
 pub mod demo;
 pub mod index;
+pub mod instructions;
 pub mod manifest;
 pub mod path;
+pub mod prompt;
 pub mod scan;
+pub mod status;

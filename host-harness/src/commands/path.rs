@@ -1,7 +1,8 @@
-//! `memdir path [--cwd DIR]`: the auto-memory directory of a working directory.
+//! `memdir path [--cwd DIR] [--agent TYPE --scope SCOPE]`: where memories live.
 
-use crate::ConfinedFs;
-use crate::cli::{Context, Failure, Outcome, absolute};
+use super::instructions::whole_tree;
+use crate::cli::{Context, Outcome, absolute};
+use memdir_core::paths::AgentScope;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,9 +13,26 @@ pub struct Args {
     /// The working directory (default: the current one).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
+    /// A subagent type: print that agent's own memory directory instead (R11.1).
+    #[arg(long, requires = "scope")]
+    pub agent: Option<String>,
+    /// The agent memory's scope: user (every project), project (checked in) or local.
+    #[arg(long, value_enum, requires = "agent")]
+    pub scope: Option<Scope>,
     /// Print JSON with the project root, slug and configuration directory too.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "agent")]
     pub json: bool,
+}
+
+/// The scopes of a subagent's memory.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Scope {
+    /// `<config>/agent-memory/<type>/`.
+    User,
+    /// `<checkout>/.claude/agent-memory/<type>/`.
+    Project,
+    /// `<checkout>/.claude/agent-memory-local/<type>/`.
+    Local,
 }
 
 #[derive(Serialize)]
@@ -28,12 +46,20 @@ struct Json<'a> {
 
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
-    let cwd = args.cwd.unwrap_or_else(|| PathBuf::from("."));
-    let cwd_abs = absolute(&cwd)?;
+    let cwd = absolute(&args.cwd.unwrap_or_else(|| PathBuf::from(".")))?;
     // Finding the repository means reading `.git` entries in any parent, and a linked
-    // worktree's git dir may live anywhere: the whole tree is granted, read-only.
-    let fs = ConfinedFs::new().grant_read("/").map_err(|e| Failure::input(format!("/: {e}")))?;
-    let loc = ctx.core(fs)?.locate(&cwd_abs, ctx.env())?;
+    // worktree's git dir may live anywhere.
+    let mut core = ctx.core(whole_tree()?)?;
+    if let (Some(agent), Some(scope)) = (&args.agent, args.scope) {
+        let scope = match scope {
+            Scope::User => AgentScope::User,
+            Scope::Project => AgentScope::Project,
+            Scope::Local => AgentScope::Local,
+        };
+        writeln!(out, "{}", core.agent_dir(&cwd, ctx.env(), agent, scope)?)?;
+        return Ok(());
+    }
+    let loc = core.locate(&cwd, ctx.env())?;
     if args.json {
         let json = Json {
             memory_dir: &loc.memory_dir,

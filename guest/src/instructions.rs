@@ -1,0 +1,548 @@
+//! Instruction files (R3): who wrote a file and where it lives, loaded in the order the model
+//! should read them, each capped, with `@path` imports expanded and conditional rules applied.
+
+use crate::error::Result;
+use crate::fs::{EntryKind, Fs, FsError, is_within, join, parent};
+use crate::paths::{self, MemoryLocation};
+use crate::switches::{self, Env, Switches};
+use crate::{frontmatter, glob, index, text, yaml};
+use std::collections::BTreeSet;
+
+/// Characters of one instruction file loaded into the prompt (R3.4).
+pub const MAX_CHARS: usize = 40_000;
+/// Bytes read of one file: enough for [`MAX_CHARS`] characters of four bytes each.
+const MAX_READ_BYTES: u32 = 4 * MAX_CHARS as u32 + 4;
+/// Import hops followed from a top-level file (R3.4).
+pub const MAX_IMPORT_DEPTH: usize = 5;
+/// The managed (organisation policy) directory on Linux.
+pub const DEFAULT_MANAGED_DIR: &str = "/etc/claude-code";
+
+/// Who wrote a file and where it lives (R3.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileType {
+    /// Organisation policy.
+    Managed,
+    /// The user's private global instructions.
+    User,
+    /// Checked into the codebase.
+    Project,
+    /// Private to this project, not checked in.
+    Local,
+    /// The auto-memory index.
+    AutoMem,
+    /// The shared team memory index.
+    TeamMem,
+}
+
+impl FileType {
+    /// The name used in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileType::Managed => "Managed",
+            FileType::User => "User",
+            FileType::Project => "Project",
+            FileType::Local => "Local",
+            FileType::AutoMem => "AutoMem",
+            FileType::TeamMem => "TeamMem",
+        }
+    }
+
+    /// The description shown to the model after the file's path.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            FileType::Managed => "(policy set by the organisation; it takes precedence)",
+            FileType::User => "(the user's own instructions, for every project)",
+            FileType::Project => "(the project's instructions, checked into the repository)",
+            FileType::Local => "(the user's own instructions for this project, not checked in)",
+            FileType::AutoMem => "(the auto-memory index, kept across conversations)",
+            FileType::TeamMem => "(the team's shared memory index)",
+        }
+    }
+}
+
+/// One loaded file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstructionFile {
+    /// Absolute path.
+    pub path: String,
+    /// Who wrote it and where it lives; an imported file takes its importer's type.
+    pub file_type: FileType,
+    /// The text the model sees: capped, frontmatter of rules removed, cut marker appended.
+    pub content: String,
+    /// Characters loaded (at most [`MAX_CHARS`]), before the cut marker.
+    pub chars: usize,
+    /// True when the file was longer than [`MAX_CHARS`] and was cut.
+    pub truncated: bool,
+    /// Files this one imports (absolute paths), loaded right after it.
+    pub imports: Vec<String>,
+    /// The file that imported this one.
+    pub imported_by: Option<String>,
+    /// What was wrong: unreadable imports, cycles, chains too deep, bad frontmatter.
+    pub diagnostics: Vec<String>,
+}
+
+/// What to load.
+#[derive(Debug, Clone, Default)]
+pub struct Request<'a> {
+    /// The working directory.
+    pub cwd: &'a str,
+    /// The environment the host passes in.
+    pub env: &'a [(String, String)],
+    /// Absolute paths the work touches; conditional rules apply only when one matches.
+    pub touching: &'a [String],
+    /// Directories added explicitly (loaded after the walk; the only ones in bare mode).
+    pub add_dirs: &'a [String],
+}
+
+/// Everything the prompt needs about one working directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loaded {
+    /// The files in load order.
+    pub files: Vec<InstructionFile>,
+    /// The switches in force.
+    pub switches: Switches,
+    /// Where the memory lives.
+    pub location: MemoryLocation,
+    /// Problems that belong to no single file (unreadable directories, bad encodings); the
+    /// switches carry their own.
+    pub diagnostics: Vec<String>,
+}
+
+/// Loads the instruction files of a working directory in order (R3.2).
+pub fn load(fs: &dyn Fs, req: &Request<'_>) -> Result<Loaded> {
+    let env = Env(req.env);
+    let location = paths::memory_location(fs, req.cwd, req.env)?;
+    let cwd = fs.real_path(req.cwd)?;
+    let switches = switches::resolve(fs, env, &location.work_tree, &location.config_dir);
+    // Touched files are matched by their real path when they exist (they may not, yet).
+    let touching: Vec<String> =
+        req.touching.iter().map(|t| fs.real_path(t).unwrap_or_else(|_| normalize(t))).collect();
+    let mut loader = Loader {
+        fs,
+        home: paths::home(req.env),
+        touching: &touching,
+        project_root: location.work_tree.clone(),
+        files: Vec::new(),
+        seen: BTreeSet::new(),
+        diagnostics: Vec::new(),
+    };
+
+    if switches.instructions {
+        if !switches.bare {
+            let managed = env.get("MEMDIR_MANAGED_DIR").unwrap_or(DEFAULT_MANAGED_DIR);
+            loader.file(&join(managed, "CLAUDE.md"), FileType::Managed);
+            loader.rules(&join(managed, ".claude/rules"), FileType::Managed, &location.work_tree);
+            loader.file(&join(&location.config_dir, "CLAUDE.md"), FileType::User);
+            loader.rules(&join(&location.config_dir, "rules"), FileType::User, &location.work_tree);
+            let skip = nested_worktree_skip(&location);
+            for dir in ancestors_down_to(&cwd) {
+                let skip_project = skip.as_ref().is_some_and(|(main, tree)| {
+                    is_within(&dir, main) && dir != *tree && is_within(tree, &dir)
+                });
+                loader.directory(&dir, skip_project);
+            }
+        }
+        for dir in req.add_dirs {
+            match fs.real_path(dir) {
+                Ok(dir) => loader.directory(&dir, false),
+                Err(e) => loader.diagnostics.push(format!("added directory {e}")),
+            }
+        }
+    }
+
+    if switches.auto_memory {
+        loader.index_file(&join(&location.memory_dir, "MEMORY.md"), FileType::AutoMem);
+        if switches.team_memory {
+            loader.index_file(&join(&location.memory_dir, "team/MEMORY.md"), FileType::TeamMem);
+        }
+    }
+    let Loader { files, diagnostics, .. } = loader;
+    Ok(Loaded { files, switches, location, diagnostics })
+}
+
+/// The switches and the memory location of a working directory, without loading any file.
+pub fn status(fs: &dyn Fs, cwd: &str, env: &[(String, String)]) -> Result<(Switches, MemoryLocation)> {
+    let location = paths::memory_location(fs, cwd, env)?;
+    let switches = switches::resolve(fs, Env(env), &location.work_tree, &location.config_dir);
+    Ok((switches, location))
+}
+
+/// Every directory from the filesystem root down to `dir`, root first.
+fn ancestors_down_to(dir: &str) -> Vec<String> {
+    let mut dirs = vec![dir.to_string()];
+    let mut current = dir;
+    while let Some(up) = parent(current) {
+        dirs.push(up.to_string());
+        current = up;
+    }
+    dirs.reverse();
+    dirs
+}
+
+/// (main tree, worktree) when the working directory is in a linked worktree nested inside its
+/// main repository: Project files between the two are the main checkout's, not this one's (R3.3).
+fn nested_worktree_skip(location: &MemoryLocation) -> Option<(String, String)> {
+    let nested = location.from_git
+        && location.work_tree != location.project_root
+        && is_within(&location.work_tree, &location.project_root);
+    nested.then(|| (location.project_root.clone(), location.work_tree.clone()))
+}
+
+struct Loader<'a> {
+    fs: &'a dyn Fs,
+    home: Option<String>,
+    touching: &'a [String],
+    project_root: String,
+    files: Vec<InstructionFile>,
+    /// Canonical paths already loaded: nothing is loaded twice.
+    seen: BTreeSet<String>,
+    diagnostics: Vec<String>,
+}
+
+impl Loader<'_> {
+    /// The four places one directory can hold instructions.
+    fn directory(&mut self, dir: &str, skip_project: bool) {
+        if !skip_project {
+            let claude_md = join(dir, "CLAUDE.md");
+            if !self.file(&claude_md, FileType::Project) && !self.exists(&claude_md) {
+                self.file(&join(dir, "AGENTS.md"), FileType::Project);
+            }
+            self.file(&join(dir, ".claude/CLAUDE.md"), FileType::Project);
+            self.rules(&join(dir, ".claude/rules"), FileType::Project, dir);
+        }
+        self.file(&join(dir, "CLAUDE.local.md"), FileType::Local);
+    }
+
+    fn exists(&self, path: &str) -> bool {
+        self.fs.stat(path).is_ok()
+    }
+
+    /// Loads one file and its imports; `false` when there was nothing to load.
+    fn file(&mut self, path: &str, file_type: FileType) -> bool {
+        match self.read(path) {
+            Some(text) => {
+                self.push(path, file_type, &text, None, &mut Vec::new());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The head of a file as text; `None` when missing, a directory, or unreadable (reported).
+    fn read(&mut self, path: &str) -> Option<(String, bool)> {
+        match self.fs.read_head(path, u32::MAX, MAX_READ_BYTES) {
+            Ok(head) => {
+                let decoded = text::decode(&head.data, head.truncated);
+                for d in decoded.diagnostics {
+                    self.diagnostics.push(format!("{path} {d}"));
+                }
+                Some((text::normalize_newlines(&decoded.text).0, head.truncated))
+            }
+            Err(FsError::NotFound(_) | FsError::IsADirectory(_) | FsError::NotADirectory(_)) => None,
+            Err(e) => {
+                self.diagnostics.push(format!("{e}; not loaded"));
+                None
+            }
+        }
+    }
+
+    /// Adds a file (already read) and, depth first, the files it imports.
+    fn push(
+        &mut self,
+        path: &str,
+        file_type: FileType,
+        (raw, read_cut): &(String, bool),
+        imported_by: Option<&str>,
+        chain: &mut Vec<String>,
+    ) {
+        let key = self.fs.real_path(path).unwrap_or_else(|_| path.to_string());
+        if !self.seen.insert(key.clone()) {
+            return;
+        }
+        let (content, chars, truncated) = cap(raw, *read_cut);
+        let at = self.files.len();
+        self.files.push(InstructionFile {
+            path: path.to_string(),
+            file_type,
+            content,
+            chars,
+            truncated,
+            imports: Vec::new(),
+            imported_by: imported_by.map(str::to_string),
+            diagnostics: Vec::new(),
+        });
+        chain.push(key);
+        let dir = parent(path).unwrap_or("/").to_string();
+        let mut diagnostics = Vec::new();
+        for reference in import_references(&self.files[at].content) {
+            let Some(target) = self.resolve_import(&dir, &reference) else {
+                continue;
+            };
+            let target_key = self.fs.real_path(&target).ok();
+            if let Some(k) = &target_key
+                && let Some(start) = chain.iter().position(|c| c == k)
+            {
+                let cycle: Vec<&str> =
+                    chain[start..].iter().map(String::as_str).chain([k.as_str()]).collect();
+                diagnostics.push(format!("import cycle not followed: {}", cycle.join(" → ")));
+                continue;
+            }
+            if chain.len() > MAX_IMPORT_DEPTH {
+                diagnostics.push(format!(
+                    "@{reference}: imports nest more than {MAX_IMPORT_DEPTH} deep; not followed"
+                ));
+                continue;
+            }
+            match self.read(&target) {
+                Some(text) => {
+                    self.files[at].imports.push(target.clone());
+                    self.push(&target, file_type, &text, Some(path), chain);
+                }
+                None if explicit_path(&reference) => diagnostics.push(format!("@{reference}: not found")),
+                None => {}
+            }
+        }
+        chain.pop();
+        self.files[at].diagnostics.extend(diagnostics);
+    }
+
+    /// An import reference made absolute: relative to the importing file, `~` for home.
+    fn resolve_import(&mut self, dir: &str, reference: &str) -> Option<String> {
+        let path = if let Some(rest) = reference.strip_prefix("~/") {
+            join(self.home.as_deref()?, rest)
+        } else if reference.starts_with('/') {
+            reference.to_string()
+        } else {
+            join(dir, reference)
+        };
+        Some(normalize(&path))
+    }
+
+    /// `rules/**/*.md` in path order (byte order of the path relative to `rules`). Rules with
+    /// `paths:` apply only when a touched file matches, relative to `base`.
+    fn rules(&mut self, rules_dir: &str, file_type: FileType, base: &str) {
+        let mut found = Vec::new();
+        self.collect_rules(rules_dir, "", &mut found);
+        found.sort();
+        for rel in found {
+            let path = join(rules_dir, &rel);
+            let Some((raw, cut)) = self.read(&path) else { continue };
+            let (applies, body, diagnostic) = self.rule_applies(&raw, base);
+            if !applies {
+                continue;
+            }
+            let before = self.files.len();
+            self.push(&path, file_type, &(body, cut), None, &mut Vec::new());
+            if let (Some(d), Some(file)) = (diagnostic, self.files.get_mut(before)) {
+                file.diagnostics.insert(0, d);
+            }
+        }
+    }
+
+    fn collect_rules(&mut self, dir: &str, rel: &str, found: &mut Vec<String>) {
+        let entries = match self.fs.list_dir(dir) {
+            Ok(entries) => entries,
+            Err(FsError::NotFound(_) | FsError::NotADirectory(_)) => return,
+            Err(e) => {
+                self.diagnostics.push(format!("{e}; rules not loaded"));
+                return;
+            }
+        };
+        for entry in entries {
+            if entry.name.starts_with('.') {
+                continue;
+            }
+            let child_rel = if rel.is_empty() { entry.name.clone() } else { format!("{rel}/{}", entry.name) };
+            let kind = match entry.kind {
+                // A link to a file counts; a link to a directory is not followed (no cycles).
+                EntryKind::Symlink => {
+                    self.fs.stat(&join(dir, &entry.name)).map(|s| s.kind).unwrap_or(EntryKind::Other)
+                }
+                kind => kind,
+            };
+            match kind {
+                EntryKind::Dir if entry.kind == EntryKind::Dir => {
+                    self.collect_rules(&join(dir, &entry.name), &child_rel, found)
+                }
+                EntryKind::File if entry.name.ends_with(".md") => found.push(child_rel),
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether a rule applies, its text without frontmatter, and a diagnostic.
+    fn rule_applies(&self, raw: &str, base: &str) -> (bool, String, Option<String>) {
+        let Some((block, body)) = frontmatter::split(raw) else {
+            return (true, raw.to_string(), None);
+        };
+        let body = body.to_string();
+        let globs: Vec<String> = match yaml::parse(block) {
+            Ok(doc) => match doc.get("paths") {
+                None | Some(yaml::Value::Null) => return (true, body, None),
+                Some(yaml::Value::Scalar(s)) => s.split(',').map(|p| p.trim().to_string()).collect(),
+                Some(yaml::Value::Seq(items)) => {
+                    items.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()
+                }
+                Some(_) => {
+                    return (
+                        true,
+                        body,
+                        Some("`paths:` must be a list of globs; the rule applies everywhere".into()),
+                    );
+                }
+            },
+            Err(e) => {
+                let note = format!("frontmatter is not valid YAML ({e}); the rule applies everywhere");
+                return (true, body, Some(note));
+            }
+        };
+        let globs: Vec<String> = globs.into_iter().filter(|g| !g.is_empty()).collect();
+        let applies = self.touching.iter().any(|touched| {
+            let rel = relative_to(touched, base).or_else(|| relative_to(touched, &self.project_root));
+            rel.is_some_and(|rel| globs.iter().any(|g| glob::matches(g, &rel)))
+        });
+        (applies, body, None)
+    }
+
+    /// Loads MEMORY.md (cut to its limits) as an AutoMem or TeamMem entry.
+    fn index_file(&mut self, path: &str, file_type: FileType) {
+        let loaded = match index::load(self.fs, path) {
+            Ok(loaded) => loaded,
+            Err(crate::Error::Fs(FsError::NotFound(_))) => return,
+            Err(e) => {
+                self.diagnostics.push(format!("{e}; index not loaded"));
+                return;
+            }
+        };
+        self.files.push(InstructionFile {
+            path: path.to_string(),
+            file_type,
+            content: loaded.text.clone(),
+            chars: loaded.text.chars().count(),
+            truncated: loaded.truncated.is_some(),
+            imports: Vec::new(),
+            imported_by: None,
+            diagnostics: loaded.diagnostics,
+        });
+    }
+}
+
+/// `path` relative to `base`, when inside it.
+fn relative_to(path: &str, base: &str) -> Option<String> {
+    let base = base.trim_end_matches('/');
+    path.strip_prefix(base)?.strip_prefix('/').map(str::to_string)
+}
+
+/// Caps text at [`MAX_CHARS`] characters with a visible marker: (content, chars, truncated).
+fn cap(raw: &str, read_cut: bool) -> (String, usize, bool) {
+    match raw.char_indices().nth(MAX_CHARS) {
+        Some((at, _)) => (format!("{}{}", &raw[..at], cut_marker()), MAX_CHARS, true),
+        None if read_cut => (format!("{raw}{}", cut_marker()), raw.chars().count(), true),
+        None => (raw.to_string(), raw.chars().count(), false),
+    }
+}
+
+fn cut_marker() -> String {
+    format!(
+        "\n\n[memdir: this file is longer than {} characters; the rest was cut. Keep instruction \
+         files short, or split them with @imports.]",
+        "40,000"
+    )
+}
+
+/// `.` and `..` removed from an absolute path.
+fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+/// True when a reference is unmistakably a path (so a missing file is worth reporting).
+fn explicit_path(reference: &str) -> bool {
+    ["./", "../", "~/", "/"].iter().any(|p| reference.starts_with(p))
+}
+
+/// The `@path` references in a text, outside fenced code blocks and inline code spans. A
+/// reference starts a word (`ana@example.com` is an address), and is a path: it starts with
+/// `./`, `../`, `~/` or `/`, or its last segment has an extension — so `@scope/package` and
+/// `@mention` are not imports.
+pub fn import_references(text: &str) -> Vec<String> {
+    let mut refs = Vec::new();
+    let mut fence: Option<&str> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if let Some(marker) = fence {
+            if trimmed.starts_with(marker) {
+                fence = None;
+            }
+            continue;
+        }
+        if trimmed.starts_with("```") {
+            fence = Some("```");
+            continue;
+        }
+        if trimmed.starts_with("~~~") {
+            fence = Some("~~~");
+            continue;
+        }
+        for (i, segment) in line.split('`').enumerate() {
+            if i % 2 == 1 {
+                continue; // inside an inline code span
+            }
+            for word in segment.split_whitespace() {
+                let Some(reference) = word.strip_prefix('@') else { continue };
+                let reference =
+                    reference.trim_end_matches([',', ';', ':', ')', ']', '}', '"', '\'', '!', '?']);
+                let reference = reference.strip_suffix('.').filter(|r| has_extension(r)).unwrap_or(reference);
+                if explicit_path(reference) || has_extension(reference) {
+                    refs.push(reference.to_string());
+                }
+            }
+        }
+    }
+    refs
+}
+
+fn has_extension(reference: &str) -> bool {
+    let last = reference.rsplit('/').next().unwrap_or(reference);
+    match last.rsplit_once('.') {
+        Some((stem, ext)) => {
+            !stem.is_empty() && !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_are_found_outside_code_and_not_confused_with_packages_or_addresses() {
+        let text = "See @docs/style.md and @./local.md.\n\
+                    Mail ana@example.com, install @scope/package, ping @maria.\n\
+                    Inline `@not/this.md` code.\n\
+                    ```\n@fenced.md\n```\n\
+                    Home: @~/notes/x.md, abs @/etc/x.md)\n";
+        assert_eq!(import_references(text), ["docs/style.md", "./local.md", "~/notes/x.md", "/etc/x.md"]);
+    }
+
+    #[test]
+    fn the_cap_cuts_on_characters_and_marks_the_cut() {
+        let long = "é".repeat(MAX_CHARS + 10);
+        let (content, chars, truncated) = cap(&long, false);
+        assert!(truncated);
+        assert_eq!(chars, MAX_CHARS);
+        assert!(content.starts_with(&"é".repeat(MAX_CHARS)));
+        assert!(content.ends_with("@imports.]"));
+        assert_eq!(cap("short", false), ("short".into(), 5, false));
+    }
+}

@@ -1,0 +1,144 @@
+//! The memory part of the system prompt (R12.1): the instruction files in load order, then the
+//! guidance that teaches the agent its memory, then MEMORY.md as loaded (R6.2, R7.1).
+
+use crate::instructions::{FileType, InstructionFile, Loaded};
+
+/// How to render the prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Teach the two-step save (file, then MEMORY.md line); `false` for hosts that skip the index.
+    pub index_step: bool,
+    /// The user asked not to use memory for this request (R4.3).
+    pub ignore_memory: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { index_step: true, ignore_memory: false }
+    }
+}
+
+/// What the agent is told when the user asked it not to use memory.
+pub const IGNORE_MEMORY: &str = "# Memory\n\nThe user asked you not to use memory for this request. Do not apply, \
+     cite, compare against or mention anything remembered, and do not save anything.\n";
+
+/// The guidance section: the four types, what not to save, how to save, how to use memories.
+pub fn guidance(memory_dir: &str, index_step: bool) -> String {
+    let mut text = format!(
+        "# Memory\n\n\
+You have a persistent memory in `{memory_dir}/`: Markdown files that outlive this conversation. \
+Keep there what the code and git cannot tell a future conversation: who the user is, how they \
+want you to work, what the project is in the middle of, and where things live outside the \
+repository.\n\n\
+## Types\n\
+- **user**: the user's role, goals, experience and preferences. Save them when you learn them; \
+use them to pitch explanations and choices at this person. Nothing judgemental, nothing \
+unrelated to the work.\n\
+- **feedback**: how the user wants you to work, both corrections (\"don't do X\") and approaches \
+they confirmed (\"yes, exactly\"); confirmations are easy to miss. Save the reason too, so you \
+can judge edge cases; use them so the user never repeats themselves.\n\
+- **project**: ongoing work, decisions, who does what and why, deadlines. Write absolute dates \
+(\"Thursday\" → 2026-03-05). Use them to understand why a request is made; they go stale fastest.\n\
+- **reference**: where information lives outside the repository (dashboards, trackers, channels) \
+and what each is for. Use them when the user mentions an outside system.\n\n\
+A feedback or project memory states the rule or fact, then a `**Why:**` line, then a \
+`**How to apply:**` line.\n\n\
+## What not to save\n\
+Even when asked: code patterns, conventions, architecture or file layout (read the code); git \
+history or recent changes (ask git); debugging recipes (the fix is in the code); anything \
+already in an instruction file; the state of the current task; secrets of any kind.\n\n\
+## How to save\n"
+    );
+    let file_step = "write the memory to its own file, `{type}_{topic}.md` (e.g. `feedback_testing.md`), \
+starting with:\n\
+```\n---\nname: short title\ndescription: one sentence that says when this memory is relevant\n\
+type: user | feedback | project | reference\n---\n```\n";
+    if index_step {
+        text.push_str("1. First, ");
+        text.push_str(file_step);
+        text.push_str(
+            "2. Then add one line for it to `MEMORY.md`: `- [Title](file.md) — one-line hook`, under \
+~150 characters. MEMORY.md is an index, not a memory: no frontmatter, never memory content. It is \
+always loaded and cut after 200 lines, so keep it short.\n",
+        );
+    } else {
+        text.push_str("Each memory: ");
+        text.push_str(file_step);
+    }
+    text.push_str(
+        "\nOrganise by topic, not by date. Before writing, look for an existing memory to update \
+instead of adding a duplicate. Keep name, description and type in step with the content; \
+update or delete memories that turn out to be wrong.\n\n\
+## Using memories\n\
+- Read a memory when it seems relevant or the user refers to earlier work.\n\
+- A memory records what was true when it was written. One that names a file, function or flag \
+is a claim about the past: check that it still exists before relying on it or recommending it.\n\
+- If the user says to ignore memory or not to use it, do not apply, cite, compare against or \
+mention anything remembered.\n",
+    );
+    text
+}
+
+/// One file as the model reads it: its path and suffix, then its content.
+pub fn render_file(file: &InstructionFile) -> String {
+    format!("Contents of {} {}:\n\n{}\n\n", file.path, file.file_type.suffix(), file.content.trim_end())
+}
+
+/// The instruction files (not the memory indexes, which the memory section carries).
+pub fn render_instructions(loaded: &Loaded) -> String {
+    loaded.files.iter().filter(|f| !is_index(f)).map(render_file).collect()
+}
+
+fn is_index(file: &InstructionFile) -> bool {
+    matches!(file.file_type, FileType::AutoMem | FileType::TeamMem)
+}
+
+/// The whole memory part of a system prompt for what [`crate::instructions::load`] found.
+pub fn render(loaded: &Loaded, options: Options) -> String {
+    let mut out = render_instructions(loaded);
+    if !loaded.switches.auto_memory {
+        return out;
+    }
+    if options.ignore_memory {
+        out.push_str(IGNORE_MEMORY);
+        return out;
+    }
+    out.push_str(&guidance(&loaded.location.memory_dir, options.index_step));
+    for file in loaded.files.iter().filter(|f| is_index(f)) {
+        out.push_str(&format!(
+            "\n## Contents of {} {}:\n\n{}\n",
+            file.path,
+            file.file_type.suffix(),
+            file.content
+        ));
+    }
+    if !loaded.files.iter().any(|f| f.file_type == FileType::AutoMem) {
+        out.push_str("\n## MEMORY.md\n\nMEMORY.md is empty: nothing has been saved yet.\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_guidance_stays_compact() {
+        let with_index = guidance("/home/ana/.claude/projects/-home-ana-web/memory", true);
+        let without = guidance("/home/ana/.claude/projects/-home-ana-web/memory", false);
+        assert!(with_index.len() < 4_500, "{} bytes", with_index.len());
+        assert!(without.len() < with_index.len());
+        assert!(!without.contains("MEMORY.md"));
+        for must in [
+            "**user**",
+            "**feedback**",
+            "**project**",
+            "**reference**",
+            "What not to save",
+            "check that it still exists",
+            "ignore memory",
+        ] {
+            assert!(with_index.contains(must), "{must}");
+        }
+    }
+}

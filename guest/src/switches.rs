@@ -1,0 +1,198 @@
+//! The switches that turn instruction files and auto memory on and off (R4), decided from the
+//! environment the host passes in and the settings files, never from the process itself.
+
+use crate::fs::{Fs, FsError, join};
+
+/// Settings files larger than this are not settings.
+const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
+
+/// The environment as the host passed it: the last definition of a name wins, and an empty
+/// value counts as unset.
+#[derive(Debug, Clone, Copy)]
+pub struct Env<'a>(pub &'a [(String, String)]);
+
+impl<'a> Env<'a> {
+    /// The value of `name`, when set and not empty.
+    pub fn get(&self, name: &str) -> Option<&'a str> {
+        let (_, value) = self.0.iter().rev().find(|(k, _)| k == name)?;
+        (!value.is_empty()).then_some(value.as_str())
+    }
+
+    /// `name` read as a boolean: `1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off` (any case);
+    /// `None` when unset or anything else.
+    pub fn flag(&self, name: &str) -> Option<bool> {
+        match self.get(name)?.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => Some(true),
+            "0" | "false" | "no" | "off" => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// Which rule of the auto-memory chain (R4.2) decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecidedBy {
+    /// `CLAUDE_CODE_DISABLE_AUTO_MEMORY`.
+    Env,
+    /// Bare mode (`CLAUDE_CODE_SIMPLE`).
+    Bare,
+    /// Remote mode without `CLAUDE_CODE_REMOTE_MEMORY_DIR`.
+    Remote,
+    /// `autoMemoryEnabled` in this settings file.
+    Settings(String),
+    /// Nothing else was defined.
+    Default,
+}
+
+impl DecidedBy {
+    /// Reads a [`DecidedBy::label`] back; `None` for anything else.
+    pub fn from_label(label: &str) -> Option<DecidedBy> {
+        Some(match label {
+            "env" => DecidedBy::Env,
+            "bare" => DecidedBy::Bare,
+            "remote" => DecidedBy::Remote,
+            "default" => DecidedBy::Default,
+            other => DecidedBy::Settings(other.strip_prefix("settings:")?.to_string()),
+        })
+    }
+
+    /// `env`, `bare`, `remote`, `settings:<path>` or `default`.
+    pub fn label(&self) -> String {
+        match self {
+            DecidedBy::Env => "env".into(),
+            DecidedBy::Bare => "bare".into(),
+            DecidedBy::Remote => "remote".into(),
+            DecidedBy::Settings(path) => format!("settings:{path}"),
+            DecidedBy::Default => "default".into(),
+        }
+    }
+}
+
+/// The switches in force for one working directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Switches {
+    /// Instruction files (Managed, User, Project, Local) are loaded (R4.1).
+    pub instructions: bool,
+    /// Bare mode: no auto-discovery, only explicitly added directories (R4.1).
+    pub bare: bool,
+    /// Auto memory is on (R4.2).
+    pub auto_memory: bool,
+    /// Which rule decided `auto_memory`.
+    pub decided_by: DecidedBy,
+    /// Team memory is on (R10.1): `MEMDIR_TEAM_MEMORY`, else `teamMemoryEnabled` in settings.
+    pub team_memory: bool,
+    /// Malformed settings files and unreadable values, each naming the file.
+    pub diagnostics: Vec<String>,
+}
+
+/// The settings files in precedence order: the project's `.claude/settings.local.json`, its
+/// `.claude/settings.json`, then `<config>/settings.json`.
+pub fn settings_files(project_dir: &str, config_dir: &str) -> [String; 3] {
+    [
+        join(project_dir, ".claude/settings.local.json"),
+        join(project_dir, ".claude/settings.json"),
+        join(config_dir, "settings.json"),
+    ]
+}
+
+/// Decides the switches. `project_dir` is the working tree's root (where `.claude/` lives).
+pub fn resolve(fs: &dyn Fs, env: Env<'_>, project_dir: &str, config_dir: &str) -> Switches {
+    let mut diagnostics = Vec::new();
+    let settings: Vec<(String, serde_json::Value)> = settings_files(project_dir, config_dir)
+        .into_iter()
+        .filter_map(|path| read_settings(fs, &path, &mut diagnostics).map(|v| (path, v)))
+        .collect();
+    let setting = |key: &str, diagnostics: &mut Vec<String>| {
+        settings.iter().find_map(|(path, value)| match value.get(key)? {
+            serde_json::Value::Bool(b) => Some((*b, path.clone())),
+            other => {
+                diagnostics.push(format!("{path}: `{key}` must be true or false, not {other}; ignored"));
+                None
+            }
+        })
+    };
+
+    let bare = env.flag("CLAUDE_CODE_SIMPLE") == Some(true);
+    let remote = env.flag("CLAUDE_CODE_REMOTE") == Some(true);
+    if env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY").is_some()
+        && env.flag("CLAUDE_CODE_DISABLE_AUTO_MEMORY").is_none()
+    {
+        diagnostics.push("CLAUDE_CODE_DISABLE_AUTO_MEMORY is neither 1/true nor 0/false; ignored".into());
+    }
+    let (auto_memory, decided_by) = if let Some(disabled) = env.flag("CLAUDE_CODE_DISABLE_AUTO_MEMORY") {
+        (!disabled, DecidedBy::Env)
+    } else if bare {
+        (false, DecidedBy::Bare)
+    } else if remote && env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR").is_none() {
+        (false, DecidedBy::Remote)
+    } else if let Some((on, path)) = setting("autoMemoryEnabled", &mut diagnostics) {
+        (on, DecidedBy::Settings(path))
+    } else {
+        (true, DecidedBy::Default)
+    };
+    let team_memory = match env.flag("MEMDIR_TEAM_MEMORY") {
+        Some(on) => on,
+        None => setting("teamMemoryEnabled", &mut diagnostics).is_some_and(|(on, _)| on),
+    };
+    Switches {
+        instructions: env.flag("CLAUDE_CODE_DISABLE_CLAUDE_MDS") != Some(true),
+        bare,
+        auto_memory,
+        decided_by,
+        team_memory,
+        diagnostics,
+    }
+}
+
+/// A settings file as JSON; `None` when missing, unreadable or malformed (with a diagnostic
+/// for the last two).
+fn read_settings(fs: &dyn Fs, path: &str, diagnostics: &mut Vec<String>) -> Option<serde_json::Value> {
+    let bytes = match fs.read_file(path, MAX_SETTINGS_BYTES) {
+        Ok(bytes) => bytes,
+        Err(FsError::NotFound(_) | FsError::NotADirectory(_)) => return None,
+        Err(e) => {
+            diagnostics.push(format!("{e}; settings ignored"));
+            return None;
+        }
+    };
+    match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(value @ serde_json::Value::Object(_)) => Some(value),
+        Ok(_) => {
+            diagnostics.push(format!("{path}: settings must be a JSON object; ignored"));
+            None
+        }
+        Err(e) => {
+            diagnostics.push(format!(
+                "{path}: not valid JSON (line {}, column {}: {}); ignored",
+                e.line(),
+                e.column(),
+                strip_position(&e.to_string())
+            ));
+            None
+        }
+    }
+}
+
+/// serde_json appends " at line L column C"; the message above says it already.
+fn strip_position(message: &str) -> &str {
+    message.find(" at line ").map_or(message, |i| &message[..i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn flags_read_common_spellings_and_the_last_definition_wins() {
+        let e = env(&[("A", "TRUE"), ("B", "off"), ("C", "maybe"), ("A", "0")]);
+        let e = Env(&e);
+        assert_eq!(
+            (e.flag("A"), e.flag("B"), e.flag("C"), e.flag("D")),
+            (Some(false), Some(false), None, None)
+        );
+    }
+}

@@ -1,0 +1,64 @@
+//! `memdir status`: which switches are on, and which rule decided (R4).
+
+use super::instructions::whole_tree;
+use crate::cli::{Context, Outcome, absolute};
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `memdir status`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The working directory (default: the current one).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct Json<'a> {
+    auto_memory: bool,
+    decided_by: String,
+    instructions: bool,
+    bare: bool,
+    team_memory: bool,
+    memory_dir: &'a str,
+    project_root: &'a str,
+}
+
+/// Runs the command.
+pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    let cwd = absolute(&args.cwd.unwrap_or_else(|| PathBuf::from(".")))?;
+    let (switches, location) = ctx.core(whole_tree()?)?.status(&cwd, ctx.env())?;
+    for d in &switches.diagnostics {
+        writeln!(err, "memdir: warning: {d}")?;
+    }
+    let json = Json {
+        auto_memory: switches.auto_memory,
+        decided_by: switches.decided_by.label(),
+        instructions: switches.instructions,
+        bare: switches.bare,
+        team_memory: switches.team_memory,
+        memory_dir: &location.memory_dir,
+        project_root: &location.project_root,
+    };
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+    } else {
+        let on = |b: bool| if b { "on" } else { "off" };
+        writeln!(out, "auto memory:   {} (decided by {})", on(json.auto_memory), json.decided_by)?;
+        writeln!(
+            out,
+            "instructions:  {}{}",
+            on(json.instructions),
+            if json.bare { " (bare mode)" } else { "" }
+        )?;
+        writeln!(out, "team memory:   {}", on(json.team_memory))?;
+        writeln!(out, "memory dir:    {}", json.memory_dir)?;
+        writeln!(out, "project root:  {}", json.project_root)?;
+    }
+    Ok(())
+}
