@@ -20,7 +20,7 @@ impl Default for Options {
 
 /// What the agent is told when the user asked it not to use memory.
 pub const IGNORE_MEMORY: &str = "# Memory\n\nThe user asked you not to use memory for this request. Do not apply, \
-     cite, compare against or mention anything remembered, and do not save anything.\n";
+     cite, compare against or mention anything remembered.\n";
 
 /// The guidance section: the four types, what not to save, how to save, how to use memories.
 pub fn guidance(memory_dir: &str, index_step: bool) -> String {
@@ -49,12 +49,12 @@ history or recent changes (ask git); debugging recipes (the fix is in the code);
 already in an instruction file; the state of the current task; secrets of any kind.\n\n\
 ## How to save\n"
     );
-    let file_step = "write the memory to its own file, `{type}_{topic}.md` (e.g. `feedback_testing.md`), \
+    let file_step = "Write each memory to its own file, `{type}_{topic}.md` (e.g. `feedback_testing.md`), \
 starting with:\n\
 ```\n---\nname: short title\ndescription: one sentence that says when this memory is relevant\n\
 type: user | feedback | project | reference\n---\n```\n";
     if index_step {
-        text.push_str("1. First, ");
+        text.push_str("1. ");
         text.push_str(file_step);
         text.push_str(
             "2. Then add one line for it to `MEMORY.md`: `- [Title](file.md) — one-line hook`, under \
@@ -62,7 +62,6 @@ type: user | feedback | project | reference\n---\n```\n";
 always loaded and cut after 200 lines, so keep it short.\n",
         );
     } else {
-        text.push_str("Each memory: ");
         text.push_str(file_step);
     }
     text.push_str(

@@ -38,6 +38,9 @@ struct Case {
     /// Files written beside the input, in `{tmp}/outside`, which the command is not granted.
     #[serde(default)]
     outside: BTreeMap<String, String>,
+    /// `git` commands run in the input after it is prepared (real repositories and worktrees).
+    #[serde(default)]
+    git: Vec<Vec<String>>,
 }
 
 /// Generated input: `count` files (default 1) named by `path`, `{i}` replaced by the index
@@ -138,16 +141,23 @@ fn run_case(dir: &Path, case: &Case, backend: &str, cache: &Path) -> Outcome {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, text).unwrap();
     }
+    let subst = |s: &str| s.replace("{input}", &input_str).replace("{tmp}", &tmp_str);
+    for args in &case.git {
+        run_git(&input, &tmp_path, args.iter().map(|a| subst(a)));
+    }
+    let tmp_slug = memdir_core::paths::slug(&tmp_str);
+    let names =
+        [("{input}", input_str.as_str()), ("{tmp}", tmp_str.as_str()), ("{tmp-slug}", tmp_slug.as_str())];
     for g in &case.generate {
-        generate(&input, g);
+        generate(&input, g, &names);
     }
     for (rel, when) in &case.mtimes {
         set_mtime(&input.join(rel), parse_mtime(when));
     }
-    let subst = |s: &str| s.replace("{input}", &input_str).replace("{tmp}", &tmp_str);
     for (link, target) in &case.symlinks {
         std::os::unix::fs::symlink(subst(target), input.join(link)).unwrap();
     }
+
     let mut args = vec!["memdir".to_string(), "--backend".into(), backend.into()];
     args.extend(case.args.iter().map(|a| subst(a)));
     let mut env: Vec<(String, String)> = vec![
@@ -158,7 +168,6 @@ fn run_case(dir: &Path, case: &Case, backend: &str, cache: &Path) -> Outcome {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let status = memdir_harness::cli::run(args, env, &mut out, &mut err);
     // Slugs are derived from the temporary path, so they are normalised too.
-    let tmp_slug = memdir_core::paths::slug(&tmp_str);
     let unsubst = |bytes: Vec<u8>| {
         String::from_utf8_lossy(&bytes)
             .replace(&input_str, "{input}")
@@ -249,11 +258,37 @@ fn parse_mtime(value: &serde_json::Value) -> i64 {
     }
 }
 
-fn generate(input: &Path, g: &Generate) {
+/// Runs `git` in `dir` with a fixed identity and no user or system configuration.
+fn run_git(dir: &Path, tmp: &Path, args: impl Iterator<Item = String>) {
+    let args: Vec<String> = args.collect();
+    let status = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=memdir",
+            "-c",
+            "user.email=memdir@example.invalid",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(&args)
+        .current_dir(dir)
+        .env("HOME", tmp.join("home"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?} failed");
+}
+
+/// Writes generated files; `{i}` and the `names` (`{input}`, `{tmp}`, `{tmp-slug}`) are
+/// substituted in their paths, prefixes and suffixes.
+fn generate(input: &Path, g: &Generate, names: &[(&str, &str)]) {
     let count = g.count.unwrap_or(1);
     for i in 0..count {
         let index = format!("{i:0width$}", width = g.pad);
-        let fill = |s: &str| s.replace("{i}", &index);
+        let fill = |s: &str| {
+            names.iter().fold(s.replace("{i}", &index), |text, (name, value)| text.replace(name, value))
+        };
         let path = input.join(fill(&g.path));
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         let mut text = fill(&g.prefix);
