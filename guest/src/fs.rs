@@ -119,6 +119,23 @@ pub fn join(dir: &str, rel: &str) -> String {
     if dir.ends_with('/') { format!("{dir}{rel}") } else { format!("{dir}/{rel}") }
 }
 
+/// `target` made absolute against the directory `base` (unless it already is) and normalised
+/// lexically: `.` and `..` removed, no trailing `/`. Links are not resolved.
+pub fn resolve(base: &str, target: &str) -> String {
+    let joined = if target.starts_with('/') { target.to_string() } else { join(base, target) };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in joined.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
 /// The parent of an absolute `/`-separated path; `None` for `/`.
 pub fn parent(path: &str) -> Option<&str> {
     let trimmed = path.trim_end_matches('/');

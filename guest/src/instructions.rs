@@ -2,7 +2,7 @@
 //! should read them, each capped, with `@path` imports expanded and conditional rules applied.
 
 use crate::error::Result;
-use crate::fs::{EntryKind, Fs, FsError, is_within, join, parent};
+use crate::fs::{EntryKind, Fs, FsError, is_within, join, parent, resolve};
 use crate::paths::{self, MemoryLocation};
 use crate::switches::{self, Env, Switches};
 use crate::{frontmatter, glob, index, text, yaml};
@@ -116,7 +116,7 @@ pub fn load(fs: &dyn Fs, req: &Request<'_>) -> Result<Loaded> {
     let switches = switches::resolve(fs, env, &location.work_tree, &location.config_dir);
     // Touched files are matched by their real path when they exist (they may not, yet).
     let touching: Vec<String> =
-        req.touching.iter().map(|t| fs.real_path(t).unwrap_or_else(|_| normalize(t))).collect();
+        req.touching.iter().map(|t| fs.real_path(t).unwrap_or_else(|_| resolve("/", t))).collect();
     let mut loader = Loader {
         fs,
         home: paths::home(req.env),
@@ -308,14 +308,10 @@ impl Loader<'_> {
 
     /// An import reference made absolute: relative to the importing file, `~` for home.
     fn resolve_import(&mut self, dir: &str, reference: &str) -> Option<String> {
-        let path = if let Some(rest) = reference.strip_prefix("~/") {
-            join(self.home.as_deref()?, rest)
-        } else if reference.starts_with('/') {
-            reference.to_string()
-        } else {
-            join(dir, reference)
-        };
-        Some(normalize(&path))
+        Some(match reference.strip_prefix("~/") {
+            Some(rest) => resolve(self.home.as_deref()?, rest),
+            None => resolve(dir, reference),
+        })
     }
 
     /// `rules/**/*.md` in path order (byte order of the path relative to `rules`). Rules with
@@ -448,21 +444,6 @@ fn cut_marker() -> String {
          files short, or split them with @imports.]",
         "40,000"
     )
-}
-
-/// `.` and `..` removed from an absolute path.
-fn normalize(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
-    }
-    format!("/{}", parts.join("/"))
 }
 
 /// True when a reference is unmistakably a path (so a missing file is worth reporting).

@@ -2,7 +2,7 @@
 //! the canonical project root so that every worktree of a repository shares one memory.
 
 use crate::error::{Error, Result};
-use crate::fs::{EntryKind, Fs, FsError, join, parent};
+use crate::fs::{EntryKind, Fs, FsError, join, parent, resolve};
 use crate::switches::Env;
 
 /// Slugs longer than this keep a prefix of this length and gain a hash.
@@ -221,22 +221,6 @@ fn read_git_file(fs: &dyn Fs, path: &str) -> Option<String> {
     let text = String::from_utf8(bytes).ok()?;
     let line = text.lines().next()?.trim().to_string();
     (!line.is_empty()).then_some(line)
-}
-
-/// `target` made absolute against `base` and normalised lexically (`.` and `..` removed).
-fn resolve(base: &str, target: &str) -> String {
-    let joined = if target.starts_with('/') { target.to_string() } else { join(base, target) };
-    let mut parts: Vec<&str> = Vec::new();
-    for part in joined.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
-    }
-    format!("/{}", parts.join("/"))
 }
 
 #[cfg(test)]

@@ -303,7 +303,8 @@ fn a_hundred_thousand_files_under_a_low_descriptor_limit_give_the_same_manifest(
 
 #[test]
 fn every_command_has_help_and_bad_arguments_exit_2() {
-    for command in ["manifest", "scan", "index", "path", "instructions", "prompt", "status", "demo", "bench"] {
+    for command in ["manifest", "scan", "index", "path", "instructions", "prompt", "status", "demo", "bench"]
+    {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let status = memdir_harness::cli::run(
             ["memdir", command, "--help"].map(String::from),
