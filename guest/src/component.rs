@@ -2,7 +2,7 @@
 //! and the exports, with every conversion between core and WIT types in this one file.
 
 use crate::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
-use crate::{budget, index, instructions, manifest, paths, prompt, scan, switches};
+use crate::{budget, index, instructions, manifest, paths, prompt, recall, scan, switches};
 use std::cell::RefCell;
 
 wit_bindgen::generate!({
@@ -378,6 +378,105 @@ impl ex::budget::GuestSession for SessionResource {
 
     fn compact(&self) {
         self.0.borrow_mut().compact();
+    }
+}
+
+/// Runs `f` on the core's view of a WIT recall input.
+fn with_input<T>(i: &ex::recall::RecallInput, f: impl FnOnce(&recall::Input<'_>) -> T) -> T {
+    f(&recall::Input {
+        memory_dir: &i.memory_dir,
+        query: &i.query,
+        recent_tools: &i.recent_tools,
+        already_read: &i.already_read,
+        auto_memory: i.auto_memory,
+        ignore_memory: i.ignore_memory,
+        now_ms: i.now_ms,
+    })
+}
+
+fn core_pending(p: ex::recall::Pending) -> recall::Pending {
+    let r = p.request;
+    recall::Pending {
+        request: recall::ModelRequest {
+            system: r.system,
+            user: r.user,
+            schema: r.schema,
+            max_tokens: r.max_tokens,
+            tier: r.tier,
+        },
+        candidates: p.candidates.into_iter().map(core_header).collect(),
+    }
+}
+
+fn wit_outcome(o: recall::Outcome) -> ex::recall::RecallResult {
+    ex::recall::RecallResult {
+        selected: o.selected,
+        attachments: o
+            .attachments
+            .into_iter()
+            .map(|a| ex::recall::Attachment {
+                path: a.path,
+                freshness: a.freshness,
+                bytes: a.bytes,
+                truncated: a.truncated,
+                text: a.text,
+            })
+            .collect(),
+        diagnostics: o.diagnostics,
+    }
+}
+
+impl ex::recall::Guest for Component {
+    fn prepare(
+        input: ex::recall::RecallInput,
+        session: ex::budget::SessionBorrow<'_>,
+    ) -> Result<ex::recall::Prepared, wit::Error> {
+        let mut session = session.get::<SessionResource>().0.borrow_mut();
+        let prepared =
+            with_input(&input, |i| recall::prepare(&HostFs, i, &mut session)).map_err(wit_error)?;
+        Ok(match prepared {
+            Err(skip) => ex::recall::Prepared::Skipped(match skip {
+                recall::Skip::SingleWord => ex::recall::SkipReason::SingleWord,
+                recall::Skip::Disabled => ex::recall::SkipReason::Disabled,
+                recall::Skip::Ignored => ex::recall::SkipReason::Ignored,
+                recall::Skip::Budget => ex::recall::SkipReason::Budget,
+                recall::Skip::NoMemories => ex::recall::SkipReason::NoMemories,
+            }),
+            Ok(pending) => {
+                let r = pending.request;
+                ex::recall::Prepared::Ask(ex::recall::Pending {
+                    request: ex::recall::ModelRequest {
+                        system: r.system,
+                        user: r.user,
+                        schema: r.schema,
+                        max_tokens: r.max_tokens,
+                        tier: r.tier,
+                    },
+                    candidates: pending.candidates.into_iter().map(wit_header).collect(),
+                })
+            }
+        })
+    }
+
+    fn complete(
+        input: ex::recall::RecallInput,
+        session: ex::budget::SessionBorrow<'_>,
+        pending: ex::recall::Pending,
+        reply: String,
+    ) -> ex::recall::RecallResult {
+        let mut session = session.get::<SessionResource>().0.borrow_mut();
+        let pending = core_pending(pending);
+        wit_outcome(with_input(&input, |i| recall::complete(&HostFs, i, &mut session, &pending, &reply)))
+    }
+
+    fn offline(
+        input: ex::recall::RecallInput,
+        session: ex::budget::SessionBorrow<'_>,
+        pending: ex::recall::Pending,
+    ) -> ex::recall::RecallResult {
+        let mut session = session.get::<SessionResource>().0.borrow_mut();
+        let pending = core_pending(pending);
+        wit_outcome(with_input(&input, |i| recall::offline(&HostFs, i, &mut session, &pending)))
     }
 }
 

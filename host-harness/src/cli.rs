@@ -50,6 +50,10 @@ enum Command {
     Prompt(commands::prompt::Args),
     /// Show which switches are on and which rule decided (R4).
     Status(commands::status::Args),
+    /// Recall the memories worth injecting for one user request (R7, R8).
+    Recall(commands::recall::Args),
+    /// Manage a recall session file (`compact` after the conversation was compacted).
+    Session(commands::session::Args),
     /// Write a sample memory directory and show what an agent gets from it.
     Demo(commands::demo::Args),
     /// Time scan + manifest on generated directories: component, native core and Node.
@@ -71,6 +75,12 @@ pub struct Context {
 }
 
 impl Context {
+    /// The environment variable `name`, when set and not empty (the last definition wins).
+    pub fn var(&self, name: &str) -> Option<&str> {
+        let (_, value) = self.env.iter().rev().find(|(k, _)| k == name)?;
+        (!value.is_empty()).then_some(value.as_str())
+    }
+
     /// The environment as the core should see it.
     pub fn env(&self) -> &[(String, String)] {
         &self.env
@@ -174,6 +184,8 @@ pub fn run(
         Command::Instructions(a) => commands::instructions::run(&ctx, a, out, err),
         Command::Prompt(a) => commands::prompt::run(&ctx, a, out, err),
         Command::Status(a) => commands::status::run(&ctx, a, out, err),
+        Command::Recall(a) => commands::recall::run(&ctx, a, out, err),
+        Command::Session(a) => commands::session::run(&ctx, a, out),
         Command::Demo(a) => commands::demo::run(&ctx, a, out),
         Command::Bench(a) => commands::bench::run(&ctx, a, out, err),
     };

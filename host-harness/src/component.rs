@@ -8,14 +8,16 @@ use crate::error::{Error, Result};
 use crate::fs::SharedFs;
 use crate::{Core, cache, host_fs};
 use memdir_core::budget::Limits;
+use memdir_core::budget::Session;
 use memdir_core::index::{LoadedIndex, Truncation};
 use memdir_core::instructions::{FileType, InstructionFile, Loaded, Request};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::prompt::Options;
+use memdir_core::recall::{Attachment, Input, ModelRequest, Outcome, Pending, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
 use memdir_core::switches::{DecidedBy, Switches};
 use std::path::Path;
-use wasmtime::component::{HasSelf, Linker, ResourceTable};
+use wasmtime::component::{HasSelf, Linker, ResourceAny, ResourceTable};
 use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
@@ -279,6 +281,125 @@ impl Core for ComponentCore<'_> {
             turn_bytes: l.turn_bytes,
             session_bytes: l.session_bytes,
         })
+    }
+    fn recall_prepare(&mut self, input: &Input<'_>, session: &mut Session) -> Result<Result<Pending, Skip>> {
+        let input = wit_input(input);
+        let prepared = self.with_session("recall.prepare", session, |b, s, handle| {
+            b.memdir_memory_recall().call_prepare(s, &input, handle)
+        })?;
+        Ok(match prepared.map_err(core_error)? {
+            ex::recall::Prepared::Skipped(reason) => Err(match reason {
+                ex::recall::SkipReason::SingleWord => Skip::SingleWord,
+                ex::recall::SkipReason::Disabled => Skip::Disabled,
+                ex::recall::SkipReason::Ignored => Skip::Ignored,
+                ex::recall::SkipReason::Budget => Skip::Budget,
+                ex::recall::SkipReason::NoMemories => Skip::NoMemories,
+            }),
+            ex::recall::Prepared::Ask(pending) => Ok(Pending {
+                request: ModelRequest {
+                    system: pending.request.system,
+                    user: pending.request.user,
+                    schema: pending.request.schema,
+                    max_tokens: pending.request.max_tokens,
+                    tier: pending.request.tier,
+                },
+                candidates: pending.candidates.into_iter().map(core_header).collect(),
+            }),
+        })
+    }
+
+    fn recall_complete(
+        &mut self,
+        input: &Input<'_>,
+        session: &mut Session,
+        pending: &Pending,
+        reply: &str,
+    ) -> Result<Outcome> {
+        let (input, pending) = (wit_input(input), wit_pending(pending));
+        let result = self.with_session("recall.complete", session, |b, s, handle| {
+            b.memdir_memory_recall().call_complete(s, &input, handle, &pending, reply)
+        })?;
+        Ok(core_outcome(result))
+    }
+
+    fn recall_offline(
+        &mut self,
+        input: &Input<'_>,
+        session: &mut Session,
+        pending: &Pending,
+    ) -> Result<Outcome> {
+        let (input, pending) = (wit_input(input), wit_pending(pending));
+        let result = self.with_session("recall.offline", session, |b, s, handle| {
+            b.memdir_memory_recall().call_offline(s, &input, handle, &pending)
+        })?;
+        Ok(core_outcome(result))
+    }
+}
+
+impl ComponentCore<'_> {
+    /// Runs `f` with `session` as a component resource, then reads it back: the session lives
+    /// on the host, so a trap or a fresh instance never loses it.
+    fn with_session<T>(
+        &mut self,
+        operation: &'static str,
+        session: &mut Session,
+        f: impl FnOnce(&MemoryCore, &mut Store<HostState>, ResourceAny) -> wasmtime::Result<T>,
+    ) -> Result<T> {
+        let saved = session.to_json();
+        let (value, json) = self.call(operation, |b, s| {
+            let api = b.memdir_memory_budget().session();
+            let handle = api.call_from_json(&mut *s, &saved)?.map_err(wasmtime::Error::msg)?;
+            let value = f(b, s, handle)?;
+            let json = api.call_to_json(&mut *s, handle)?;
+            handle.resource_drop(&mut *s)?;
+            Ok((value, json))
+        })?;
+        *session = Session::from_json(&json).map_err(|message| Error::Trap { operation, message })?;
+        Ok(value)
+    }
+}
+
+fn wit_input(i: &Input<'_>) -> ex::recall::RecallInput {
+    ex::recall::RecallInput {
+        memory_dir: i.memory_dir.to_string(),
+        query: i.query.to_string(),
+        recent_tools: i.recent_tools.to_vec(),
+        already_read: i.already_read.to_vec(),
+        auto_memory: i.auto_memory,
+        ignore_memory: i.ignore_memory,
+        now_ms: i.now_ms,
+    }
+}
+
+fn wit_pending(p: &Pending) -> ex::recall::Pending {
+    let r = &p.request;
+    ex::recall::Pending {
+        request: ex::recall::ModelRequest {
+            system: r.system.clone(),
+            user: r.user.clone(),
+            schema: r.schema.clone(),
+            max_tokens: r.max_tokens,
+            tier: r.tier.clone(),
+        },
+        candidates: p.candidates.iter().cloned().map(wit_header).collect(),
+    }
+}
+
+fn core_outcome(o: ex::recall::RecallResult) -> Outcome {
+    Outcome {
+        selected: o.selected,
+        attachments: o
+            .attachments
+            .into_iter()
+            .map(|a| Attachment {
+                path: a.path,
+                freshness: a.freshness,
+                bytes: a.bytes,
+                truncated: a.truncated,
+                text: a.text,
+            })
+            .collect(),
+        diagnostics: o.diagnostics,
     }
 }
 

@@ -23,7 +23,9 @@ mod component;
 pub mod error;
 pub mod fs;
 mod host_fs;
+pub mod llm;
 mod native;
+pub mod recall;
 
 pub use component::{ALLOWED_IMPORTS, CORE_WASM, ComponentCore, ComponentRuntime};
 pub use error::{Error, Result};
@@ -31,10 +33,12 @@ pub use fs::ConfinedFs;
 pub use native::NativeCore;
 
 use memdir_core::budget::Limits;
+use memdir_core::budget::Session;
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::prompt::Options;
+use memdir_core::recall::{Input, Outcome, Pending, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 
@@ -68,4 +72,21 @@ pub trait Core {
     fn prompt(&mut self, request: &Request<'_>, options: Options) -> Result<String>;
     /// The switches and the memory location of a working directory (R4).
     fn status(&mut self, cwd: &str, env: &[(String, String)]) -> Result<(Switches, MemoryLocation)>;
+    /// Starts a recall: skip, or a model request (R7.2). See [`recall::recall`] for the loop.
+    fn recall_prepare(&mut self, input: &Input<'_>, session: &mut Session) -> Result<Result<Pending, Skip>>;
+    /// Finishes a recall with the model's reply (R7.3–R7.6).
+    fn recall_complete(
+        &mut self,
+        input: &Input<'_>,
+        session: &mut Session,
+        pending: &Pending,
+        reply: &str,
+    ) -> Result<Outcome>;
+    /// Finishes a recall with the offline selector (R7.7).
+    fn recall_offline(
+        &mut self,
+        input: &Input<'_>,
+        session: &mut Session,
+        pending: &Pending,
+    ) -> Result<Outcome>;
 }

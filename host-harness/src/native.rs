@@ -4,14 +4,16 @@
 use crate::Core;
 use crate::error::Result;
 use crate::fs::SharedFs;
+use memdir_core::budget::Session;
 use memdir_core::budget::{LIMITS, Limits};
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::prompt::Options;
+use memdir_core::recall::{Input, Outcome, Pending, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
-use memdir_core::{index, instructions, manifest, paths, prompt, scan};
+use memdir_core::{index, instructions, manifest, paths, prompt, recall, scan};
 
 /// The core as a native library.
 pub struct NativeCore {
@@ -74,5 +76,28 @@ impl Core for NativeCore {
 
     fn status(&mut self, cwd: &str, env: &[(String, String)]) -> Result<(Switches, MemoryLocation)> {
         Ok(instructions::status(&*self.fs, cwd, env)?)
+    }
+
+    fn recall_prepare(&mut self, input: &Input<'_>, session: &mut Session) -> Result<Result<Pending, Skip>> {
+        Ok(recall::prepare(&*self.fs, input, session)?)
+    }
+
+    fn recall_complete(
+        &mut self,
+        input: &Input<'_>,
+        session: &mut Session,
+        pending: &Pending,
+        reply: &str,
+    ) -> Result<Outcome> {
+        Ok(recall::complete(&*self.fs, input, session, pending, reply))
+    }
+
+    fn recall_offline(
+        &mut self,
+        input: &Input<'_>,
+        session: &mut Session,
+        pending: &Pending,
+    ) -> Result<Outcome> {
+        Ok(recall::offline(&*self.fs, input, session, pending))
     }
 }

@@ -7,5 +7,7 @@ pub mod instructions;
 pub mod manifest;
 pub mod path;
 pub mod prompt;
+pub mod recall;
 pub mod scan;
+pub mod session;
 pub mod status;
