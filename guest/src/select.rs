@@ -8,10 +8,12 @@ use std::collections::BTreeMap;
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
+/// Words that say nothing about which memory helps (checked before stemming).
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "be", "can", "do", "does", "for", "how", "i", "in", "is", "it", "me", "my",
-    "of", "on", "or", "our", "should", "the", "this", "to", "we", "what", "when", "where", "which", "with",
-    "you",
+    "a", "about", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get",
+    "how", "i", "in", "is", "it", "know", "me", "my", "need", "not", "of", "on", "or", "our", "should",
+    "that", "the", "there", "this", "to", "use", "used", "uses", "using", "we", "what", "when", "where",
+    "which", "why", "with", "you",
 ];
 
 /// The paths of at most `limit` candidates that share terms with `query`, best first (ties keep
