@@ -1,6 +1,8 @@
 //! `memdir demo`: writes a sample memory directory and prints what an agent gets from it.
 
 use crate::cli::{Context, Failure, Outcome, absolute, read_root};
+use memdir_core::budget::Session;
+use memdir_core::recall::Input;
 use memdir_core::scan::INDEX_FILE;
 use std::fs;
 use std::io::Write;
@@ -32,6 +34,9 @@ const SAMPLE: &[(&str, &str, i64)] = &[
 ];
 
 const DAY_MS: i64 = 86_400_000;
+
+/// The user request the demo recalls for.
+const DEMO_REQUEST: &str = "add an integration test for the orders table";
 
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
@@ -75,5 +80,21 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     writeln!(out)?;
     writeln!(out, "== Manifest: what the recall selector and extraction see (R5.3) ==")?;
     write!(out, "{manifest}")?;
+    writeln!(out)?;
+
+    let input = Input {
+        memory_dir: &abs,
+        query: DEMO_REQUEST,
+        recent_tools: &[],
+        already_read: &[],
+        auto_memory: true,
+        ignore_memory: false,
+        now_ms: ctx.now_ms(),
+    };
+    let report = crate::recall::recall(&mut *core, &input, &mut Session::new(), None)?;
+    writeln!(out, "== Recall for {DEMO_REQUEST:?} (selector: {}, R7) ==", report.selector)?;
+    for attachment in &report.outcome.attachments {
+        writeln!(out, "{}", attachment.text)?;
+    }
     Ok(())
 }
