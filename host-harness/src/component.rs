@@ -177,6 +177,27 @@ impl ComponentCore<'_> {
             }
         }
     }
+
+    /// Runs `f` with `session` as a component resource, then reads it back: the session lives
+    /// on the host, so a trap or a fresh instance never loses it.
+    fn with_session<T>(
+        &mut self,
+        operation: &'static str,
+        session: &mut Session,
+        f: impl FnOnce(&MemoryCore, &mut Store<HostState>, ResourceAny) -> wasmtime::Result<T>,
+    ) -> Result<T> {
+        let saved = session.to_json();
+        let (value, json) = self.call(operation, |b, s| {
+            let api = b.memdir_memory_budget().session();
+            let handle = api.call_from_json(&mut *s, &saved)?.map_err(wasmtime::Error::msg)?;
+            let value = f(b, s, handle)?;
+            let json = api.call_to_json(&mut *s, handle)?;
+            handle.resource_drop(&mut *s)?;
+            Ok((value, json))
+        })?;
+        *session = Session::from_json(&json).map_err(|message| Error::Trap { operation, message })?;
+        Ok(value)
+    }
 }
 
 impl Core for ComponentCore<'_> {
@@ -333,29 +354,6 @@ impl Core for ComponentCore<'_> {
             b.memdir_memory_recall().call_offline(s, &input, handle, &pending)
         })?;
         Ok(core_outcome(result))
-    }
-}
-
-impl ComponentCore<'_> {
-    /// Runs `f` with `session` as a component resource, then reads it back: the session lives
-    /// on the host, so a trap or a fresh instance never loses it.
-    fn with_session<T>(
-        &mut self,
-        operation: &'static str,
-        session: &mut Session,
-        f: impl FnOnce(&MemoryCore, &mut Store<HostState>, ResourceAny) -> wasmtime::Result<T>,
-    ) -> Result<T> {
-        let saved = session.to_json();
-        let (value, json) = self.call(operation, |b, s| {
-            let api = b.memdir_memory_budget().session();
-            let handle = api.call_from_json(&mut *s, &saved)?.map_err(wasmtime::Error::msg)?;
-            let value = f(b, s, handle)?;
-            let json = api.call_to_json(&mut *s, handle)?;
-            handle.resource_drop(&mut *s)?;
-            Ok((value, json))
-        })?;
-        *session = Session::from_json(&json).map_err(|message| Error::Trap { operation, message })?;
-        Ok(value)
     }
 }
 
