@@ -3,7 +3,7 @@
 
 use super::{Limits, LlmError, Model, http};
 use memdir_core::recall::ModelRequest;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The API version memdir speaks.
 const VERSION: &str = "2023-06-01";
@@ -36,8 +36,7 @@ impl Model for Anthropic {
     }
 
     fn complete(&mut self, request: &ModelRequest) -> Result<String, LlmError> {
-        let schema: Value =
-            serde_json::from_str(&request.schema).unwrap_or_else(|_| json!({"type": "object"}));
+        let schema = super::reply_schema(request);
         let body = json!({
             "model": self.model,
             "max_tokens": request.max_tokens,

@@ -32,7 +32,7 @@ impl Model for Command {
         let body = serde_json::json!({
             "system": request.system,
             "user": request.user,
-            "schema": serde_json::from_str::<serde_json::Value>(&request.schema).unwrap_or_default(),
+            "schema": super::reply_schema(request),
             "max_tokens": request.max_tokens,
             "tier": request.tier,
         });

@@ -71,6 +71,11 @@ impl Limits {
     }
 }
 
+/// The reply schema of a request as JSON (the core always sends a valid one).
+fn reply_schema(request: &ModelRequest) -> serde_json::Value {
+    serde_json::from_str(&request.schema).unwrap_or_else(|_| serde_json::json!({"type": "object"}))
+}
+
 fn var<'a>(env: &'a [(String, String)], name: &str) -> Option<&'a str> {
     let (_, value) = env.iter().rev().find(|(k, _)| k == name)?;
     (!value.is_empty()).then_some(value.as_str())

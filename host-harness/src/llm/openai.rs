@@ -4,7 +4,7 @@
 
 use super::{Limits, LlmError, Model, http};
 use memdir_core::recall::ModelRequest;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// Chat completions.
 pub struct OpenAi {
@@ -32,8 +32,7 @@ impl Model for OpenAi {
     }
 
     fn complete(&mut self, request: &ModelRequest) -> Result<String, LlmError> {
-        let schema: Value =
-            serde_json::from_str(&request.schema).unwrap_or_else(|_| json!({"type": "object"}));
+        let schema = super::reply_schema(request);
         let body = json!({
             "model": self.model,
             "max_tokens": request.max_tokens,
