@@ -2,7 +2,7 @@
 //! and the exports, with every conversion between core and WIT types in this one file.
 
 use crate::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
-use crate::{budget, index, instructions, manifest, paths, prompt, recall, scan, switches};
+use crate::{budget, index, instructions, manifest, paths, prompt, recall, scan, switches, writer};
 use std::cell::RefCell;
 
 wit_bindgen::generate!({
@@ -61,6 +61,14 @@ impl Fs for HostFs {
 
     fn create_dir_all(&self, path: &str) -> Result<(), FsError> {
         host_fs::create_dir_all(path).map_err(fs_error)
+    }
+
+    fn lock(&self, path: &str, timeout_ms: u32) -> Result<(), FsError> {
+        host_fs::lock(path, timeout_ms).map_err(fs_error)
+    }
+
+    fn unlock(&self, path: &str) -> Result<(), FsError> {
+        host_fs::unlock(path).map_err(fs_error)
     }
 }
 
@@ -477,6 +485,40 @@ impl ex::recall::Guest for Component {
         let mut session = session.get::<SessionResource>().0.borrow_mut();
         let pending = core_pending(pending);
         wit_outcome(with_input(&input, |i| recall::offline(&HostFs, i, &mut session, &pending)))
+    }
+}
+
+impl ex::writer::Guest for Component {
+    fn save(r: ex::writer::SaveRequest) -> Result<ex::writer::SaveReport, wit::Error> {
+        let request = writer::SaveRequest {
+            memory_dir: &r.memory_dir,
+            memory_type: core_type(r.memory_type),
+            name: &r.name,
+            description: &r.description,
+            topic: r.topic.as_deref(),
+            body: &r.body,
+            now_ms: r.now_ms,
+            utc_offset_minutes: r.utc_offset_minutes,
+        };
+        let report = writer::save(&HostFs, &request).map_err(wit_error)?;
+        Ok(ex::writer::SaveReport {
+            path: report.path,
+            created: report.created,
+            index_line: report.index_line,
+            conversions: report
+                .conversions
+                .into_iter()
+                .map(|c| ex::writer::DateConversion { from: c.from, to: c.to })
+                .collect(),
+        })
+    }
+
+    fn forget(memory_dir: String, path: String) -> Result<ex::writer::ForgetReport, wit::Error> {
+        let report = writer::forget(&HostFs, &memory_dir, &path).map_err(wit_error)?;
+        Ok(ex::writer::ForgetReport {
+            path: report.path,
+            index_lines_removed: saturate(report.index_lines_removed),
+        })
     }
 }
 

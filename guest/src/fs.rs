@@ -112,6 +112,10 @@ pub trait Fs {
     fn remove_file(&self, path: &str) -> Result<(), FsError>;
     /// Creates a directory and its parents.
     fn create_dir_all(&self, path: &str) -> Result<(), FsError>;
+    /// Takes the exclusive lock `path`, waiting at most `timeout_ms`.
+    fn lock(&self, path: &str, timeout_ms: u32) -> Result<(), FsError>;
+    /// Releases the lock `path`.
+    fn unlock(&self, path: &str) -> Result<(), FsError>;
 }
 
 /// Joins a directory and a relative path with `/`.

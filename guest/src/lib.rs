@@ -25,6 +25,7 @@
 //! ```
 
 pub mod budget;
+pub mod dates;
 pub mod error;
 pub mod frontmatter;
 pub mod fs;
@@ -37,10 +38,12 @@ pub mod paths;
 pub mod prompt;
 pub mod recall;
 pub mod scan;
+pub mod secrets;
 pub mod select;
 pub mod switches;
 pub mod text;
 pub mod time;
+pub mod writer;
 pub mod yaml;
 
 // Generated bindings are full of `unsafe` and undocumented items; they stay in this module.

@@ -54,6 +54,10 @@ enum Command {
     Recall(commands::recall::Args),
     /// Manage a recall session file (`compact` after the conversation was compacted).
     Session(commands::session::Args),
+    /// Save a memory and its MEMORY.md line in one step (R9.1).
+    Save(commands::save::SaveArgs),
+    /// Remove a memory and its MEMORY.md line.
+    Forget(commands::save::ForgetArgs),
     /// Write a sample memory directory and show what an agent gets from it.
     Demo(commands::demo::Args),
     /// Time scan + manifest on generated directories: component, native core and Node.
@@ -186,6 +190,8 @@ pub fn run(
         Command::Status(a) => commands::status::run(&ctx, a, out, err),
         Command::Recall(a) => commands::recall::run(&ctx, a, out, err),
         Command::Session(a) => commands::session::run(&ctx, a, out),
+        Command::Save(a) => commands::save::save(&ctx, a, out),
+        Command::Forget(a) => commands::save::forget(&ctx, a, out),
         Command::Demo(a) => commands::demo::run(&ctx, a, out),
         Command::Bench(a) => commands::bench::run(&ctx, a, out, err),
     };

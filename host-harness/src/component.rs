@@ -9,6 +9,7 @@ use crate::fs::SharedFs;
 use crate::{Core, cache, host_fs};
 use memdir_core::budget::Limits;
 use memdir_core::budget::Session;
+use memdir_core::dates::Conversion;
 use memdir_core::index::{LoadedIndex, Truncation};
 use memdir_core::instructions::{FileType, InstructionFile, Loaded, Request};
 use memdir_core::paths::{AgentScope, MemoryLocation};
@@ -16,6 +17,7 @@ use memdir_core::prompt::Options;
 use memdir_core::recall::{Attachment, Input, ModelRequest, Outcome, Pending, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
 use memdir_core::switches::{DecidedBy, Switches};
+use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest};
 use std::path::Path;
 use wasmtime::component::{HasSelf, Linker, ResourceAny, ResourceTable};
 use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
@@ -354,6 +356,38 @@ impl Core for ComponentCore<'_> {
             b.memdir_memory_recall().call_offline(s, &input, handle, &pending)
         })?;
         Ok(core_outcome(result))
+    }
+
+    fn save(&mut self, r: &SaveRequest<'_>) -> Result<SaveReport> {
+        let request = ex::writer::SaveRequest {
+            memory_dir: r.memory_dir.to_string(),
+            memory_type: wit_type(r.memory_type),
+            name: r.name.to_string(),
+            description: r.description.to_string(),
+            topic: r.topic.map(str::to_string),
+            body: r.body.to_string(),
+            now_ms: r.now_ms,
+            utc_offset_minutes: r.utc_offset_minutes,
+        };
+        let report = self.call("writer.save", |b, s| b.memdir_memory_writer().call_save(s, &request))?;
+        let report = report.map_err(core_error)?;
+        Ok(SaveReport {
+            path: report.path,
+            created: report.created,
+            index_line: report.index_line,
+            conversions: report
+                .conversions
+                .into_iter()
+                .map(|c| Conversion { from: c.from, to: c.to })
+                .collect(),
+        })
+    }
+
+    fn forget(&mut self, memory_dir: &str, path: &str) -> Result<ForgetReport> {
+        let report =
+            self.call("writer.forget", |b, s| b.memdir_memory_writer().call_forget(s, memory_dir, path))?;
+        let report = report.map_err(core_error)?;
+        Ok(ForgetReport { path: report.path, index_lines_removed: report.index_lines_removed as usize })
     }
 }
 

@@ -25,6 +25,8 @@ struct Root {
 #[derive(Debug, Clone, Default)]
 pub struct ConfinedFs {
     roots: Vec<Root>,
+    /// Lock files held, by resolved path; dropping one releases its `flock`.
+    locks: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, File>>>,
 }
 
 impl ConfinedFs {
@@ -293,6 +295,12 @@ impl Fs for ConfinedFs {
         let err = |e| io_error(path, e);
         let mut tmp = tempfile::Builder::new().prefix(".memdir-tmp-").tempfile_in(dir).map_err(err)?;
         tmp.write_all(data).map_err(err)?;
+        // A replaced file keeps its permissions; a new one gets what an editor would give it.
+        let permissions = match fs::metadata(&target) {
+            Ok(meta) => meta.permissions(),
+            Err(_) => std::os::unix::fs::PermissionsExt::from_mode(0o644),
+        };
+        tmp.as_file().set_permissions(permissions).map_err(err)?;
         tmp.as_file().sync_all().map_err(err)?;
         tmp.persist(&target).map_err(|e| err(e.error))?;
         Ok(())
@@ -319,6 +327,36 @@ impl Fs for ConfinedFs {
     fn create_dir_all(&self, path: &str) -> Result<(), FsError> {
         let target = self.resolve_for_write(path)?;
         fs::create_dir_all(&target).map_err(|e| io_error(path, e))
+    }
+
+    fn lock(&self, path: &str, timeout_ms: u32) -> Result<(), FsError> {
+        use std::os::fd::AsRawFd;
+        let target = self.resolve_for_write(path)?;
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&target)
+            .map_err(|e| io_error(path, e))?;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(timeout_ms.into());
+        // flock is per open file: other processes, and other cores in this one, wait here.
+        #[allow(unsafe_code)]
+        while unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            if std::time::Instant::now() >= deadline {
+                return Err(FsError::Other(format!(
+                    "{path}: still locked by another writer after {timeout_ms} ms"
+                )));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        self.locks.lock().unwrap_or_else(|e| e.into_inner()).insert(target, file);
+        Ok(())
+    }
+
+    fn unlock(&self, path: &str) -> Result<(), FsError> {
+        let target = self.resolve_for_write(path)?;
+        self.locks.lock().unwrap_or_else(|e| e.into_inner()).remove(&target);
+        Ok(())
     }
 }
 

@@ -58,6 +58,14 @@ impl host_fs::Host for HostState {
     fn create_dir_all(&mut self, path: String) -> Result<(), wit::FsError> {
         self.fs.create_dir_all(&path).map_err(to_wit)
     }
+
+    fn lock(&mut self, path: String, timeout_ms: u32) -> Result<(), wit::FsError> {
+        self.fs.lock(&path, timeout_ms).map_err(to_wit)
+    }
+
+    fn unlock(&mut self, path: String) -> Result<(), wit::FsError> {
+        self.fs.unlock(&path).map_err(to_wit)
+    }
 }
 
 fn kind(k: EntryKind) -> wit::EntryKind {

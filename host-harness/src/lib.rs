@@ -41,6 +41,7 @@ use memdir_core::prompt::Options;
 use memdir_core::recall::{Input, Outcome, Pending, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
+use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest};
 
 /// The memory core's operations, whichever backend runs them.
 pub trait Core {
@@ -89,4 +90,9 @@ pub trait Core {
         session: &mut Session,
         pending: &Pending,
     ) -> Result<Outcome>;
+
+    /// Saves a memory and its index line in one step (R9.1).
+    fn save(&mut self, request: &SaveRequest<'_>) -> Result<SaveReport>;
+    /// Removes a memory and its index lines (R6.4).
+    fn forget(&mut self, memory_dir: &str, path: &str) -> Result<ForgetReport>;
 }

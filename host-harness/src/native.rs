@@ -13,7 +13,8 @@ use memdir_core::prompt::Options;
 use memdir_core::recall::{Input, Outcome, Pending, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
-use memdir_core::{index, instructions, manifest, paths, prompt, recall, scan};
+use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest};
+use memdir_core::{index, instructions, manifest, paths, prompt, recall, scan, writer};
 
 /// The core as a native library.
 pub struct NativeCore {
@@ -99,5 +100,13 @@ impl Core for NativeCore {
         pending: &Pending,
     ) -> Result<Outcome> {
         Ok(recall::offline(&*self.fs, input, session, pending))
+    }
+
+    fn save(&mut self, request: &SaveRequest<'_>) -> Result<SaveReport> {
+        Ok(writer::save(&*self.fs, request)?)
+    }
+
+    fn forget(&mut self, memory_dir: &str, path: &str) -> Result<ForgetReport> {
+        Ok(writer::forget(&*self.fs, memory_dir, path)?)
     }
 }

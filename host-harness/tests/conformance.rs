@@ -5,6 +5,7 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -41,6 +42,14 @@ struct Case {
     /// `git` commands run in the input after it is prepared (real repositories and worktrees).
     #[serde(default)]
     git: Vec<Vec<String>>,
+    /// Further `memdir` commands run after `args`, in the same tree; each one's output follows
+    /// a `--- memdir ARGS` line (its exit status must be 0).
+    #[serde(default)]
+    then: Vec<Vec<String>>,
+    /// Files (relative to the input) printed after the commands, each after a `--- PATH` line:
+    /// what a writer left on disk.
+    #[serde(default)]
+    show: Vec<String>,
 }
 
 /// Generated input: `count` files (default 1) named by `path`, `{i}` replaced by the index
@@ -166,7 +175,21 @@ fn run_case(dir: &Path, case: &Case, backend: &str, cache: &Path) -> Outcome {
     ];
     env.extend(case.env.iter().map(|(k, v)| (k.clone(), subst(v))));
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let status = memdir_harness::cli::run(args, env, &mut out, &mut err);
+    let status = memdir_harness::cli::run(args, env.clone(), &mut out, &mut err);
+    for next in &case.then {
+        let mut argv = vec!["memdir".to_string(), "--backend".into(), backend.into()];
+        argv.extend(next.iter().map(|a| subst(a)));
+        writeln!(out, "--- memdir {}", next.join(" ")).unwrap();
+        let then_status = memdir_harness::cli::run(argv, env.clone(), &mut out, &mut err);
+        writeln!(err, "(exit {then_status})").unwrap();
+    }
+    for rel in &case.show {
+        writeln!(out, "--- {rel}").unwrap();
+        match fs::read_to_string(input.join(rel)) {
+            Ok(text) => out.extend_from_slice(text.as_bytes()),
+            Err(_) => writeln!(out, "(missing)").unwrap(),
+        }
+    }
     // Slugs are derived from the temporary path, so they are normalised too.
     let unsubst = |bytes: Vec<u8>| {
         String::from_utf8_lossy(&bytes)

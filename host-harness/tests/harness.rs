@@ -181,6 +181,12 @@ impl Fs for Probe {
     fn create_dir_all(&self, path: &str) -> Result<(), FsError> {
         self.inner.create_dir_all(path)
     }
+    fn lock(&self, path: &str, timeout_ms: u32) -> Result<(), FsError> {
+        self.inner.lock(path, timeout_ms)
+    }
+    fn unlock(&self, path: &str) -> Result<(), FsError> {
+        self.inner.unlock(path)
+    }
 }
 
 fn probe(dir: &Path, heads: &Arc<AtomicUsize>) -> Probe {
@@ -303,8 +309,21 @@ fn a_hundred_thousand_files_under_a_low_descriptor_limit_give_the_same_manifest(
 
 #[test]
 fn every_command_has_help_and_bad_arguments_exit_2() {
-    for command in ["manifest", "scan", "index", "path", "instructions", "prompt", "status", "demo", "bench"]
-    {
+    for command in [
+        "manifest",
+        "scan",
+        "index",
+        "path",
+        "instructions",
+        "prompt",
+        "status",
+        "recall",
+        "session",
+        "save",
+        "forget",
+        "demo",
+        "bench",
+    ] {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let status = memdir_harness::cli::run(
             ["memdir", command, "--help"].map(String::from),

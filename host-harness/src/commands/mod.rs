@@ -8,6 +8,7 @@ pub mod manifest;
 pub mod path;
 pub mod prompt;
 pub mod recall;
+pub mod save;
 pub mod scan;
 pub mod session;
 pub mod status;

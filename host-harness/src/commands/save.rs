@@ -1,0 +1,166 @@
+//! `memdir save` and `memdir forget`: writer A's tool from the command line (R9.1).
+
+use super::instructions::whole_tree;
+use crate::ConfinedFs;
+use crate::cli::{Context, Failure, Outcome, absolute};
+use memdir_core::MemoryType;
+use memdir_core::writer::SaveRequest;
+use serde::Serialize;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+/// Where the memory directory is: the working directory's, or one named.
+#[derive(Debug, clap::Args)]
+pub struct Target {
+    /// The working directory whose memory to change (default: the current one).
+    #[arg(long, conflicts_with = "memory_dir")]
+    pub cwd: Option<PathBuf>,
+    /// Change this memory directory instead.
+    #[arg(long)]
+    pub memory_dir: Option<PathBuf>,
+}
+
+impl Target {
+    /// The memory directory's absolute path, created when missing, and a filesystem granting
+    /// write access to it alone.
+    fn open(&self, ctx: &Context) -> Result<(String, ConfinedFs), Failure> {
+        let dir = match &self.memory_dir {
+            Some(dir) => absolute(dir)?,
+            None => {
+                let cwd = absolute(&self.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
+                ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?.memory_dir
+            }
+        };
+        std::fs::create_dir_all(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
+        let fs = ConfinedFs::new().grant_write(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
+        Ok((dir, fs))
+    }
+}
+
+/// Arguments of `memdir save`.
+#[derive(Debug, clap::Args)]
+pub struct SaveArgs {
+    /// user, feedback, project or reference.
+    #[arg(long = "type", value_parser = parse_type)]
+    pub memory_type: MemoryType,
+    /// A short title.
+    #[arg(long)]
+    pub name: String,
+    /// One sentence saying when the memory is relevant.
+    #[arg(long)]
+    pub description: String,
+    /// The file's topic (`{type}_{topic}.md`); made from the name when absent.
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// The memory's text.
+    #[arg(long, conflicts_with_all = ["body_file", "stdin"])]
+    pub body: Option<String>,
+    /// Read the memory's text from this file.
+    #[arg(long, conflicts_with = "stdin")]
+    pub body_file: Option<PathBuf>,
+    /// `-`: read the memory's text from standard input.
+    #[arg(value_name = "-", value_parser = clap::builder::PossibleValuesParser::new(["-"]))]
+    pub stdin: Option<String>,
+    /// The user's UTC offset in minutes, for "today" in project memories (default: this machine's).
+    #[arg(long, allow_hyphen_values = true)]
+    pub utc_offset: Option<i32>,
+    #[command(flatten)]
+    pub target: Target,
+    /// Print a JSON report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `memdir forget`.
+#[derive(Debug, clap::Args)]
+pub struct ForgetArgs {
+    /// The memory, relative to the memory directory (e.g. `feedback_testing.md`).
+    pub path: String,
+    #[command(flatten)]
+    pub target: Target,
+    /// Print a JSON report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_type(value: &str) -> Result<MemoryType, String> {
+    MemoryType::parse(value)
+        .ok_or_else(|| format!("{value:?} is not a memory type: use user, feedback, project or reference"))
+}
+
+#[derive(Serialize)]
+struct SaveJson<'a> {
+    path: &'a str,
+    created: bool,
+    index_line: &'a str,
+    conversions: Vec<Conversion<'a>>,
+}
+
+#[derive(Serialize)]
+struct Conversion<'a> {
+    from: &'a str,
+    to: &'a str,
+}
+
+/// Runs `memdir save`.
+pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
+    let body = match (&args.body, &args.body_file, &args.stdin) {
+        (Some(body), _, _) => body.clone(),
+        (_, Some(file), _) => {
+            std::fs::read_to_string(file).map_err(|e| Failure::input(format!("{}: {e}", file.display())))?
+        }
+        (_, _, Some(_)) => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| Failure::input(format!("standard input: {e}")))?;
+            text
+        }
+        _ => return Err(Failure::input("give the memory's text with --body, --body-file or -")),
+    };
+    let (dir, fs) = args.target.open(ctx)?;
+    let utc_offset = args.utc_offset.unwrap_or_else(|| chrono::Local::now().offset().local_minus_utc() / 60);
+    let request = SaveRequest {
+        memory_dir: &dir,
+        memory_type: args.memory_type,
+        name: &args.name,
+        description: &args.description,
+        topic: args.topic.as_deref(),
+        body: &body,
+        now_ms: ctx.now_ms(),
+        utc_offset_minutes: utc_offset,
+    };
+    let report = ctx.core(fs)?.save(&request)?;
+    if args.json {
+        let json = SaveJson {
+            path: &report.path,
+            created: report.created,
+            index_line: &report.index_line,
+            conversions: report.conversions.iter().map(|c| Conversion { from: &c.from, to: &c.to }).collect(),
+        };
+        serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "{} {}", if report.created { "saved" } else { "updated" }, report.path)?;
+        writeln!(out, "MEMORY.md: {}", report.index_line)?;
+        for c in &report.conversions {
+            writeln!(out, "date: \"{}\" → {}", c.from, c.to)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `memdir forget`.
+pub fn forget(ctx: &Context, args: ForgetArgs, out: &mut dyn Write) -> Outcome {
+    let (dir, fs) = args.target.open(ctx)?;
+    let report = ctx.core(fs)?.forget(&dir, &args.path)?;
+    if args.json {
+        let json =
+            serde_json::json!({"path": report.path, "index_lines_removed": report.index_lines_removed});
+        serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "forgot {} ({} index line(s) removed)", report.path, report.index_lines_removed)?;
+    }
+    Ok(())
+}

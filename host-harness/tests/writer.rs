@@ -1,0 +1,212 @@
+//! The save/forget guarantees at process level (R2.4, R13.3): concurrent writers lose no index
+//! line, a killed writer leaves no partial file, and a host failure mid-save leaves the
+//! directory as it was — on both backends.
+
+use memdir_core::writer::SaveRequest;
+use memdir_core::{DirEntry, FileHead, FileStat, Fs, FsError, MemoryType};
+use memdir_harness::{ComponentRuntime, ConfinedFs, Core, NativeCore};
+use std::path::Path;
+use std::process::{Child, Command};
+
+fn save_process(dir: &Path, topic: &str, body: &str) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_memdir"))
+        .args(["save", "--memory-dir", dir.to_str().unwrap(), "--type", "reference", "--name", topic])
+        .args(["--description", &format!("notes about {topic}"), "--topic", topic, "--body", body])
+        .env("MEMDIR_CACHE_DIR", dir.parent().unwrap().join("cache"))
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn index_lines(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("MEMORY.md")).unwrap_or_default().lines().map(str::to_string).collect()
+}
+
+#[test]
+fn two_processes_saving_100_memories_each_lose_no_index_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memory");
+    std::fs::create_dir(&dir).unwrap();
+    // Warm the compiled-component cache so both writers start at once.
+    assert!(save_process(&dir, "warmup", "x").wait().unwrap().success());
+    std::fs::remove_file(dir.join("reference_warmup.md")).unwrap();
+    std::fs::remove_file(dir.join("MEMORY.md")).unwrap();
+    let writers: Vec<_> = ["a", "b"]
+        .into_iter()
+        .map(|who| {
+            let dir = dir.clone();
+            std::thread::spawn(move || {
+                for i in 0..100 {
+                    let status = save_process(&dir, &format!("{who}_{i:03}"), "a fact").wait().unwrap();
+                    assert!(status.success(), "{who} {i}");
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let files =
+        std::fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().file_name() != "MEMORY.md").count();
+    let memories = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            let name = e.as_ref().unwrap().file_name().into_string().unwrap();
+            name.ends_with(".md") && name != "MEMORY.md"
+        })
+        .count();
+    assert_eq!(memories, 200, "{files} entries");
+    let lines = index_lines(&dir);
+    assert_eq!(lines.len(), 200);
+    for who in ["a", "b"] {
+        for i in 0..100 {
+            let file = format!("(reference_{who}_{i:03}.md)");
+            assert_eq!(lines.iter().filter(|l| l.contains(&file)).count(), 1, "{file}");
+        }
+    }
+}
+
+#[test]
+fn a_writer_killed_mid_save_leaves_no_partial_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memory");
+    std::fs::create_dir(&dir).unwrap();
+    let body = format!(
+        "{}\nEND OF MEMORY",
+        "a long line of memory text to make the write take a while\n".repeat(900)
+    );
+    for round in 0..8u64 {
+        let mut child = save_process(&dir, &format!("big_{round}"), &body);
+        std::thread::sleep(std::time::Duration::from_millis(5 + round * 7));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.starts_with('.') || name == "MEMORY.md" {
+            continue;
+        }
+        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+        assert!(text.starts_with("---\nname: ") && text.ends_with("END OF MEMORY\n"), "{name} is partial");
+    }
+    for line in index_lines(&dir) {
+        let file = line.split("](").nth(1).and_then(|rest| rest.split(')').next()).unwrap();
+        assert!(dir.join(file).is_file(), "the index points at a missing {file}");
+    }
+}
+
+/// A real filesystem that fails writes of one file name, to fail a save half-way.
+struct FailingWrites {
+    inner: ConfinedFs,
+    fail_name: &'static str,
+}
+
+impl Fs for FailingWrites {
+    fn list_dir(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
+        self.inner.list_dir(path)
+    }
+    fn read_head(&self, path: &str, max_lines: u32, max_bytes: u32) -> Result<FileHead, FsError> {
+        self.inner.read_head(path, max_lines, max_bytes)
+    }
+    fn stat(&self, path: &str) -> Result<FileStat, FsError> {
+        self.inner.stat(path)
+    }
+    fn real_path(&self, path: &str) -> Result<String, FsError> {
+        self.inner.real_path(path)
+    }
+    fn read_file(&self, path: &str, max_bytes: u64) -> Result<Vec<u8>, FsError> {
+        self.inner.read_file(path, max_bytes)
+    }
+    fn write_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
+        if path.ends_with(self.fail_name) {
+            return Err(FsError::Other(format!("{path}: no space left on device (injected)")));
+        }
+        self.inner.write_file(path, data)
+    }
+    fn append_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
+        self.inner.append_file(path, data)
+    }
+    fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
+        self.inner.rename(from, to)
+    }
+    fn remove_file(&self, path: &str) -> Result<(), FsError> {
+        self.inner.remove_file(path)
+    }
+    fn create_dir_all(&self, path: &str) -> Result<(), FsError> {
+        self.inner.create_dir_all(path)
+    }
+    fn lock(&self, path: &str, timeout_ms: u32) -> Result<(), FsError> {
+        self.inner.lock(path, timeout_ms)
+    }
+    fn unlock(&self, path: &str) -> Result<(), FsError> {
+        self.inner.unlock(path)
+    }
+}
+
+fn snapshot(dir: &Path) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.starts_with('.'))
+        .map(|n| (n.clone(), std::fs::read_to_string(dir.join(&n)).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
+    let runtime = ComponentRuntime::from_wasm(memdir_harness::CORE_WASM, None).unwrap();
+    for backend in ["component", "native"] {
+        // A failing index write after a new file, after an updated file; a failing file write.
+        for (fail_name, topic, name) in
+            [("MEMORY.md", "tools", "Tools"), ("MEMORY.md", "role", "Role"), ("user_role.md", "role", "Role")]
+        {
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = std::fs::canonicalize(tmp.path()).unwrap();
+            std::fs::write(
+                dir.join("user_role.md"),
+                "---\nname: Role\ndescription: old\ntype: user\n---\nOld.\n",
+            )
+            .unwrap();
+            std::fs::write(dir.join("MEMORY.md"), "- [Role](user_role.md) — old\n").unwrap();
+            let before = snapshot(&dir);
+            let fs = FailingWrites { inner: ConfinedFs::new().grant_write(&dir).unwrap(), fail_name };
+            let mut core: Box<dyn Core> =
+                if backend == "native" { Box::new(NativeCore::new(fs)) } else { Box::new(runtime.core(fs)) };
+            let dir_str = dir.to_str().unwrap();
+            let request = SaveRequest {
+                memory_dir: dir_str,
+                memory_type: MemoryType::User,
+                name,
+                description: "new",
+                topic: Some(topic),
+                body: "New.",
+                now_ms: 0,
+                utc_offset_minutes: 0,
+            };
+            let err = core.save(&request).expect_err("the injected failure surfaces");
+            assert!(err.to_string().contains("injected"), "{backend}/{fail_name}: {err}");
+            assert_eq!(
+                snapshot(&dir),
+                before,
+                "{backend}: failing {fail_name} while saving {topic} changed the directory"
+            );
+            // The lock was released: a save that does not hit the failure goes through.
+            let ok = ConfinedFs::new().grant_write(&dir).unwrap();
+            let mut core: Box<dyn Core> =
+                if backend == "native" { Box::new(NativeCore::new(ok)) } else { Box::new(runtime.core(ok)) };
+            let request = SaveRequest {
+                memory_dir: dir_str,
+                memory_type: MemoryType::User,
+                name: "Role",
+                description: "new",
+                topic: Some("role"),
+                body: "New.",
+                now_ms: 0,
+                utc_offset_minutes: 0,
+            };
+            assert!(!core.save(&request).unwrap().created);
+        }
+    }
+}
