@@ -1,9 +1,12 @@
 //! `memdir demo`: writes a sample memory directory and prints what an agent gets from it.
 
+use crate::ConfinedFs;
 use crate::cli::{Context, Failure, Outcome, absolute, read_root};
+use memdir_core::MemoryType;
 use memdir_core::budget::Session;
 use memdir_core::recall::Input;
 use memdir_core::scan::INDEX_FILE;
+use memdir_core::writer::SaveRequest;
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
@@ -95,6 +98,27 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     writeln!(out, "== Recall for {DEMO_REQUEST:?} (selector: {}, R7) ==", report.selector)?;
     for attachment in &report.outcome.attachments {
         writeln!(out, "{}", attachment.text)?;
+    }
+    writeln!(out)?;
+
+    // Writer A: the agent learns something and saves it; the index gains its line.
+    let writable = ConfinedFs::new().grant_write(&dir).map_err(|e| Failure::input(format!("{abs}: {e}")))?;
+    let mut writer = ctx.core(writable)?;
+    let saved = writer.save(&SaveRequest {
+        memory_dir: &abs,
+        memory_type: MemoryType::Feedback,
+        name: "Migrations in their own PR",
+        description: "Schema migrations ship in a PR of their own, reviewed by the DBA on call",
+        topic: Some("migrations"),
+        body: "Put schema migrations in their own PR.\nWhy: a migration mixed into a feature PR was \
+               rolled back with it last month.\nHow to apply: any change under db/migrations/.",
+        now_ms: ctx.now_ms(),
+        utc_offset_minutes: 0,
+    })?;
+    writeln!(out, "== Saved {} (R9.1); MEMORY.md now ends with ==", saved.path)?;
+    let index = writer.load_index(&format!("{abs}/{INDEX_FILE}"))?;
+    for line in index.text.lines().rev().take(2).collect::<Vec<_>>().into_iter().rev() {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }
