@@ -2,7 +2,7 @@
 //! and the exports, with every conversion between core and WIT types in this one file.
 
 use crate::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
-use crate::{budget, index, instructions, manifest, paths, prompt, recall, scan, switches, writer};
+use crate::{budget, extract, index, instructions, manifest, paths, prompt, recall, scan, switches, writer};
 use std::cell::RefCell;
 
 wit_bindgen::generate!({
@@ -403,16 +403,19 @@ fn with_input<T>(i: &ex::recall::RecallInput, f: impl FnOnce(&recall::Input<'_>)
 }
 
 fn core_pending(p: ex::recall::Pending) -> recall::Pending {
-    let r = p.request;
     recall::Pending {
-        request: recall::ModelRequest {
-            system: r.system,
-            user: r.user,
-            schema: r.schema,
-            max_tokens: r.max_tokens,
-            tier: r.tier,
-        },
+        request: core_request(p.request),
         candidates: p.candidates.into_iter().map(core_header).collect(),
+    }
+}
+
+fn core_request(r: ex::recall::ModelRequest) -> recall::ModelRequest {
+    recall::ModelRequest {
+        system: r.system,
+        user: r.user,
+        schema: r.schema,
+        max_tokens: r.max_tokens,
+        tier: r.tier,
     }
 }
 
@@ -450,19 +453,10 @@ impl ex::recall::Guest for Component {
                 recall::Skip::Budget => ex::recall::SkipReason::Budget,
                 recall::Skip::NoMemories => ex::recall::SkipReason::NoMemories,
             }),
-            Ok(pending) => {
-                let r = pending.request;
-                ex::recall::Prepared::Ask(ex::recall::Pending {
-                    request: ex::recall::ModelRequest {
-                        system: r.system,
-                        user: r.user,
-                        schema: r.schema,
-                        max_tokens: r.max_tokens,
-                        tier: r.tier,
-                    },
-                    candidates: pending.candidates.into_iter().map(wit_header).collect(),
-                })
-            }
+            Ok(pending) => ex::recall::Prepared::Ask(ex::recall::Pending {
+                request: wit_request(pending.request),
+                candidates: pending.candidates.into_iter().map(wit_header).collect(),
+            }),
         })
     }
 
@@ -519,6 +513,88 @@ impl ex::writer::Guest for Component {
             path: report.path,
             index_lines_removed: saturate(report.index_lines_removed),
         })
+    }
+}
+
+fn core_messages(messages: Vec<ex::extract::Message>) -> Vec<extract::Message> {
+    messages.into_iter().map(|m| extract::Message { role: m.role, text: m.text, wrote: m.wrote }).collect()
+}
+
+fn wit_request(r: recall::ModelRequest) -> ex::recall::ModelRequest {
+    ex::recall::ModelRequest {
+        system: r.system,
+        user: r.user,
+        schema: r.schema,
+        max_tokens: r.max_tokens,
+        tier: r.tier,
+    }
+}
+
+/// Runs `f` on the core's view of a WIT extraction input.
+fn with_extract_input<T>(i: ex::extract::ExtractInput, f: impl FnOnce(&extract::Input<'_>) -> T) -> T {
+    let messages = core_messages(i.messages);
+    f(&extract::Input {
+        memory_dir: &i.memory_dir,
+        messages: &messages,
+        cursor: i.cursor as usize,
+        written: &i.written,
+        main_agent: i.main_agent,
+        auto_memory: i.auto_memory,
+        now_ms: i.now_ms,
+        utc_offset_minutes: i.utc_offset_minutes,
+    })
+}
+
+impl ex::extract::Guest for Component {
+    fn parse_transcript(text: String) -> Result<Vec<ex::extract::Message>, wit::Error> {
+        let messages = extract::parse_transcript(&text).map_err(wit::Error::InvalidInput)?;
+        Ok(messages
+            .into_iter()
+            .map(|m| ex::extract::Message { role: m.role, text: m.text, wrote: m.wrote })
+            .collect())
+    }
+
+    fn begin(input: ex::extract::ExtractInput) -> Result<ex::extract::Begun, wit::Error> {
+        let begun = with_extract_input(input, |i| extract::begin(&HostFs, i)).map_err(wit_error)?;
+        Ok(match begun {
+            Err(skip) => ex::extract::Begun::Skipped(match skip {
+                extract::Skip::Subagent => ex::extract::SkipReason::Subagent,
+                extract::Skip::Disabled => ex::extract::SkipReason::Disabled,
+                extract::Skip::NothingNew => ex::extract::SkipReason::NothingNew,
+                extract::Skip::MainAgentWrote => ex::extract::SkipReason::MainAgentWrote,
+            }),
+            Ok(round) => ex::extract::Begun::Ask(ex::extract::Round {
+                request: wit_request(round.request),
+                candidates: round.candidates.into_iter().map(wit_header).collect(),
+                conversation: round.conversation,
+            }),
+        })
+    }
+
+    fn read_round(
+        input: ex::extract::ExtractInput,
+        round: ex::extract::Round,
+        reply: String,
+    ) -> ex::extract::ReadResult {
+        let round = extract::Round {
+            request: core_request(round.request),
+            candidates: round.candidates.into_iter().map(core_header).collect(),
+            conversation: round.conversation,
+        };
+        let (request, read, diagnostics) =
+            with_extract_input(input, |i| extract::read_round(&HostFs, i, &round, &reply));
+        ex::extract::ReadResult { request: wit_request(request), read, diagnostics }
+    }
+
+    fn apply(input: ex::extract::ExtractInput, reply: String) -> ex::extract::ApplyResult {
+        let (ops, diagnostics) = with_extract_input(input, |i| extract::apply(&HostFs, i, &reply));
+        ex::extract::ApplyResult {
+            operations: ops
+                .into_iter()
+                .map(|o| ex::extract::OpReport { op: o.op, path: o.path, rejected: o.rejected })
+                .collect(),
+            diagnostics,
+        }
     }
 }
 

@@ -27,6 +27,7 @@
 pub mod budget;
 pub mod dates;
 pub mod error;
+pub mod extract;
 pub mod frontmatter;
 pub mod fs;
 pub mod glob;

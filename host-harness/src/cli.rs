@@ -58,6 +58,8 @@ enum Command {
     Save(commands::save::SaveArgs),
     /// Remove a memory and its MEMORY.md line.
     Forget(commands::save::ForgetArgs),
+    /// Extract memories from a conversation with a model, in two rounds (R9.2).
+    Extract(commands::extract::Args),
     /// Write a sample memory directory and show what an agent gets from it.
     Demo(commands::demo::Args),
     /// Time scan + manifest on generated directories: component, native core and Node.
@@ -192,6 +194,7 @@ pub fn run(
         Command::Session(a) => commands::session::run(&ctx, a, out),
         Command::Save(a) => commands::save::save(&ctx, a, out),
         Command::Forget(a) => commands::save::forget(&ctx, a, out),
+        Command::Extract(a) => commands::extract::run(&ctx, a, out),
         Command::Demo(a) => commands::demo::run(&ctx, a, out),
         Command::Bench(a) => commands::bench::run(&ctx, a, out, err),
     };

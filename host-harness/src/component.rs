@@ -10,6 +10,7 @@ use crate::{Core, cache, host_fs};
 use memdir_core::budget::Limits;
 use memdir_core::budget::Session;
 use memdir_core::dates::Conversion;
+use memdir_core::extract;
 use memdir_core::index::{LoadedIndex, Truncation};
 use memdir_core::instructions::{FileType, InstructionFile, Loaded, Request};
 use memdir_core::paths::{AgentScope, MemoryLocation};
@@ -319,13 +320,7 @@ impl Core for ComponentCore<'_> {
                 ex::recall::SkipReason::NoMemories => Skip::NoMemories,
             }),
             ex::recall::Prepared::Ask(pending) => Ok(Pending {
-                request: ModelRequest {
-                    system: pending.request.system,
-                    user: pending.request.user,
-                    schema: pending.request.schema,
-                    max_tokens: pending.request.max_tokens,
-                    tier: pending.request.tier,
-                },
+                request: core_request(pending.request),
                 candidates: pending.candidates.into_iter().map(core_header).collect(),
             }),
         })
@@ -389,6 +384,103 @@ impl Core for ComponentCore<'_> {
         let report = report.map_err(core_error)?;
         Ok(ForgetReport { path: report.path, index_lines_removed: report.index_lines_removed as usize })
     }
+
+    fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>> {
+        let parsed = self.call("extract.parse-transcript", |b, s| {
+            b.memdir_memory_extract().call_parse_transcript(s, text)
+        })?;
+        let messages = parsed.map_err(core_error)?;
+        Ok(messages
+            .into_iter()
+            .map(|m| extract::Message { role: m.role, text: m.text, wrote: m.wrote })
+            .collect())
+    }
+
+    fn extract_begin(&mut self, input: &extract::Input<'_>) -> Result<extract::Begun> {
+        let input = wit_extract_input(input);
+        let begun = self.call("extract.begin", |b, s| b.memdir_memory_extract().call_begin(s, &input))?;
+        Ok(match begun.map_err(core_error)? {
+            ex::extract::Begun::Skipped(reason) => Err(match reason {
+                ex::extract::SkipReason::Subagent => extract::Skip::Subagent,
+                ex::extract::SkipReason::Disabled => extract::Skip::Disabled,
+                ex::extract::SkipReason::NothingNew => extract::Skip::NothingNew,
+                ex::extract::SkipReason::MainAgentWrote => extract::Skip::MainAgentWrote,
+            }),
+            ex::extract::Begun::Ask(round) => Ok(extract::Round {
+                request: core_request(round.request),
+                candidates: round.candidates.into_iter().map(core_header).collect(),
+                conversation: round.conversation,
+            }),
+        })
+    }
+
+    fn extract_read(
+        &mut self,
+        input: &extract::Input<'_>,
+        round: &extract::Round,
+        reply: &str,
+    ) -> Result<(ModelRequest, Vec<String>, Vec<String>)> {
+        let input = wit_extract_input(input);
+        let round = ex::extract::Round {
+            request: wit_model_request(&round.request),
+            candidates: round.candidates.iter().cloned().map(wit_header).collect(),
+            conversation: round.conversation.clone(),
+        };
+        let r = self.call("extract.read-round", |b, s| {
+            b.memdir_memory_extract().call_read_round(s, &input, &round, reply)
+        })?;
+        Ok((core_request(r.request), r.read, r.diagnostics))
+    }
+
+    fn extract_apply(
+        &mut self,
+        input: &extract::Input<'_>,
+        reply: &str,
+    ) -> Result<(Vec<extract::OpReport>, Vec<String>)> {
+        let input = wit_extract_input(input);
+        let r = self.call("extract.apply", |b, s| b.memdir_memory_extract().call_apply(s, &input, reply))?;
+        let ops = r
+            .operations
+            .into_iter()
+            .map(|o| extract::OpReport { op: o.op, path: o.path, rejected: o.rejected })
+            .collect();
+        Ok((ops, r.diagnostics))
+    }
+}
+
+fn wit_extract_input(i: &extract::Input<'_>) -> ex::extract::ExtractInput {
+    ex::extract::ExtractInput {
+        memory_dir: i.memory_dir.to_string(),
+        messages: i
+            .messages
+            .iter()
+            .map(|m| ex::extract::Message {
+                role: m.role.clone(),
+                text: m.text.clone(),
+                wrote: m.wrote.clone(),
+            })
+            .collect(),
+        cursor: u32::try_from(i.cursor).unwrap_or(u32::MAX),
+        written: i.written.to_vec(),
+        main_agent: i.main_agent,
+        auto_memory: i.auto_memory,
+        now_ms: i.now_ms,
+        utc_offset_minutes: i.utc_offset_minutes,
+    }
+}
+
+fn core_request(r: ex::recall::ModelRequest) -> ModelRequest {
+    ModelRequest { system: r.system, user: r.user, schema: r.schema, max_tokens: r.max_tokens, tier: r.tier }
+}
+
+fn wit_model_request(r: &ModelRequest) -> ex::recall::ModelRequest {
+    ex::recall::ModelRequest {
+        system: r.system.clone(),
+        user: r.user.clone(),
+        schema: r.schema.clone(),
+        max_tokens: r.max_tokens,
+        tier: r.tier.clone(),
+    }
 }
 
 fn wit_input(i: &Input<'_>) -> ex::recall::RecallInput {
@@ -404,15 +496,8 @@ fn wit_input(i: &Input<'_>) -> ex::recall::RecallInput {
 }
 
 fn wit_pending(p: &Pending) -> ex::recall::Pending {
-    let r = &p.request;
     ex::recall::Pending {
-        request: ex::recall::ModelRequest {
-            system: r.system.clone(),
-            user: r.user.clone(),
-            schema: r.schema.clone(),
-            max_tokens: r.max_tokens,
-            tier: r.tier.clone(),
-        },
+        request: wit_model_request(&p.request),
         candidates: p.candidates.iter().cloned().map(wit_header).collect(),
     }
 }

@@ -21,6 +21,7 @@ pub mod cache;
 pub mod cli;
 mod component;
 pub mod error;
+pub mod extraction;
 pub mod fs;
 mod host_fs;
 pub mod llm;
@@ -34,11 +35,12 @@ pub use native::NativeCore;
 
 use memdir_core::budget::Limits;
 use memdir_core::budget::Session;
+use memdir_core::extract;
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::prompt::Options;
-use memdir_core::recall::{Input, Outcome, Pending, Skip};
+use memdir_core::recall::{Input, ModelRequest, Outcome, Pending, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest};
@@ -95,4 +97,21 @@ pub trait Core {
     fn save(&mut self, request: &SaveRequest<'_>) -> Result<SaveReport>;
     /// Removes a memory and its index lines (R6.4).
     fn forget(&mut self, memory_dir: &str, path: &str) -> Result<ForgetReport>;
+    /// Parses a transcript (R9.2 wire format).
+    fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>>;
+    /// Starts extraction: skip, or the round-1 request (R9.2, R9.3).
+    fn extract_begin(&mut self, input: &extract::Input<'_>) -> Result<extract::Begun>;
+    /// Reads what round 1 asked for; returns the round-2 request, files read, diagnostics.
+    fn extract_read(
+        &mut self,
+        input: &extract::Input<'_>,
+        round: &extract::Round,
+        reply: &str,
+    ) -> Result<(ModelRequest, Vec<String>, Vec<String>)>;
+    /// Validates and applies round 2's operations.
+    fn extract_apply(
+        &mut self,
+        input: &extract::Input<'_>,
+        reply: &str,
+    ) -> Result<(Vec<extract::OpReport>, Vec<String>)>;
 }

@@ -10,11 +10,11 @@ use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::prompt::Options;
-use memdir_core::recall::{Input, Outcome, Pending, Skip};
+use memdir_core::recall::{Input, ModelRequest, Outcome, Pending, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest};
-use memdir_core::{index, instructions, manifest, paths, prompt, recall, scan, writer};
+use memdir_core::{extract, index, instructions, manifest, paths, prompt, recall, scan, writer};
 
 /// The core as a native library.
 pub struct NativeCore {
@@ -108,5 +108,30 @@ impl Core for NativeCore {
 
     fn forget(&mut self, memory_dir: &str, path: &str) -> Result<ForgetReport> {
         Ok(writer::forget(&*self.fs, memory_dir, path)?)
+    }
+
+    fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>> {
+        extract::parse_transcript(text).map_err(|m| memdir_core::Error::InvalidInput(m).into())
+    }
+
+    fn extract_begin(&mut self, input: &extract::Input<'_>) -> Result<extract::Begun> {
+        Ok(extract::begin(&*self.fs, input)?)
+    }
+
+    fn extract_read(
+        &mut self,
+        input: &extract::Input<'_>,
+        round: &extract::Round,
+        reply: &str,
+    ) -> Result<(ModelRequest, Vec<String>, Vec<String>)> {
+        Ok(extract::read_round(&*self.fs, input, round, reply))
+    }
+
+    fn extract_apply(
+        &mut self,
+        input: &extract::Input<'_>,
+        reply: &str,
+    ) -> Result<(Vec<extract::OpReport>, Vec<String>)> {
+        Ok(extract::apply(&*self.fs, input, reply))
     }
 }

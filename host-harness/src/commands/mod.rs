@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod demo;
+pub mod extract;
 pub mod index;
 pub mod instructions;
 pub mod manifest;

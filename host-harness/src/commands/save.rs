@@ -23,7 +23,7 @@ pub struct Target {
 impl Target {
     /// The memory directory's absolute path, created when missing, and a filesystem granting
     /// write access to it alone.
-    fn open(&self, ctx: &Context) -> Result<(String, ConfinedFs), Failure> {
+    pub fn open(&self, ctx: &Context) -> Result<(String, ConfinedFs), Failure> {
         let dir = match &self.memory_dir {
             Some(dir) => absolute(dir)?,
             None => {

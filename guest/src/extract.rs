@@ -1,0 +1,405 @@
+//! Writer B, background extraction (R9.2, R9.3), sans-IO in three calls:
+//!
+//! 1. [`begin`]: given the transcript since the cursor, decide to skip (a subagent, memory off,
+//!    nothing new, or the main agent already wrote memory this turn — the cursor still advances)
+//!    or return the round-1 request: which existing memories might need to change?
+//! 2. [`read_round`]: given that reply (`{"read": [...]}`), read only the offered files the model
+//!    named and return the round-2 request with their contents.
+//! 3. [`apply`]: given the round-2 reply (`{"operations": [...]}`), validate every operation and
+//!    apply the valid ones through [`crate::writer`]; the result lists what was applied and what
+//!    was rejected, with reasons.
+
+use crate::error::Result;
+use crate::fs::{Fs, join};
+use crate::memory_type::MemoryType;
+use crate::recall::ModelRequest;
+use crate::scan::{self, MemoryHeader};
+use crate::{manifest, writer};
+use serde_json::Value;
+
+/// Transcript text offered to the model at most (the newest part is kept).
+pub const MAX_TRANSCRIPT_CHARS: usize = 48_000;
+/// Files the model may read in round 2, and bytes of each.
+pub const MAX_READ_FILES: usize = 10;
+/// Bytes of each file shown in round 2.
+pub const MAX_READ_BYTES: u64 = 8 * 1024;
+/// Replies longer than this are not read; within it, each operation's body has its own limit,
+/// so one oversized memory is rejected while the rest of the reply applies.
+pub const MAX_REPLY_BYTES: usize = 8 * 1024 * 1024;
+/// Tools that write files: a call naming a path in the memory directory means the main agent
+/// saved memory itself this turn (R9.3).
+const WRITE_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "edit_file"];
+
+/// One message of the conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    /// `user`, `assistant` or `tool`.
+    pub role: String,
+    /// The text, with tool calls summarised.
+    pub text: String,
+    /// Paths this message's tool calls wrote.
+    pub wrote: Vec<String>,
+}
+
+/// Parses the transcript wire format: JSON lines, each either the agent's own shape
+/// (`{"type": "user"|"assistant", "message": {"role", "content": string | [blocks]}}`) or a flat
+/// `{"role", "content": string}`. Other lines (summaries, metadata) are skipped; a line that is
+/// not JSON is an error naming it.
+pub fn parse_transcript(text: &str) -> std::result::Result<Vec<Message>, String> {
+    let mut messages = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: Value =
+            serde_json::from_str(line).map_err(|e| format!("transcript line {} is not JSON: {e}", i + 1))?;
+        let (role, content) = match (&value["message"], &value["role"]) {
+            (Value::Object(m), _) => (m.get("role").or(value.get("type")), m.get("content")),
+            (_, Value::String(_)) => (value.get("role"), value.get("content")),
+            _ => continue,
+        };
+        let Some(role) = role.and_then(Value::as_str).filter(|r| ["user", "assistant", "tool"].contains(r))
+        else {
+            continue;
+        };
+        let (text, wrote) = content_text(content.unwrap_or(&Value::Null));
+        messages.push(Message { role: role.to_string(), text, wrote });
+    }
+    Ok(messages)
+}
+
+fn content_text(content: &Value) -> (String, Vec<String>) {
+    match content {
+        Value::String(s) => (s.clone(), Vec::new()),
+        Value::Array(blocks) => {
+            let mut parts = Vec::new();
+            let mut wrote = Vec::new();
+            for block in blocks {
+                match block["type"].as_str() {
+                    Some("text") => parts.push(block["text"].as_str().unwrap_or("").to_string()),
+                    Some("tool_use") => {
+                        let name = block["name"].as_str().unwrap_or("tool");
+                        let path = block["input"]["file_path"].as_str().or(block["input"]["path"].as_str());
+                        if let (true, Some(path)) = (WRITE_TOOLS.contains(&name), path) {
+                            wrote.push(path.to_string());
+                        }
+                        parts.push(format!(
+                            "[used {name}{}]",
+                            path.map(|p| format!(" on {p}")).unwrap_or_default()
+                        ));
+                    }
+                    Some("tool_result") => parts.push("[tool result]".to_string()),
+                    _ => {}
+                }
+            }
+            (parts.join("\n"), wrote)
+        }
+        _ => (String::new(), Vec::new()),
+    }
+}
+
+/// What extraction runs over.
+#[derive(Debug, Clone)]
+pub struct Input<'a> {
+    /// The memory directory.
+    pub memory_dir: &'a str,
+    /// The whole conversation so far.
+    pub messages: &'a [Message],
+    /// Messages already processed (the cursor).
+    pub cursor: usize,
+    /// Paths the host knows the main agent wrote this turn (besides those in the transcript).
+    pub written: &'a [String],
+    /// False for a subagent: extraction runs on the main agent only.
+    pub main_agent: bool,
+    /// Auto memory is on (R4.2).
+    pub auto_memory: bool,
+    /// "Now", for dates in project memories.
+    pub now_ms: i64,
+    /// The user's UTC offset in minutes.
+    pub utc_offset_minutes: i32,
+}
+
+/// Why extraction did not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// Not the main agent.
+    Subagent,
+    /// Auto memory is off.
+    Disabled,
+    /// No new messages since the cursor.
+    NothingNew,
+    /// The main agent wrote memory itself since the cursor (R9.3).
+    MainAgentWrote,
+}
+
+impl Skip {
+    /// `subagent`, `disabled`, `nothing-new` or `main-agent-wrote`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Skip::Subagent => "subagent",
+            Skip::Disabled => "disabled",
+            Skip::NothingNew => "nothing-new",
+            Skip::MainAgentWrote => "main-agent-wrote",
+        }
+    }
+}
+
+/// The first round: the request and what it offered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Round {
+    /// The model request.
+    pub request: ModelRequest,
+    /// Existing memories offered.
+    pub candidates: Vec<MemoryHeader>,
+    /// The new conversation as shown to the model.
+    pub conversation: String,
+}
+
+/// What to do after `begin`: skip (with the cursor to store) or ask round 1.
+pub type Begun = std::result::Result<Round, Skip>;
+
+/// Starts extraction. The cursor to store afterwards is always `input.messages.len()`.
+pub fn begin(fs: &dyn Fs, input: &Input<'_>) -> Result<Begun> {
+    if !input.main_agent {
+        return Ok(Err(Skip::Subagent));
+    }
+    if !input.auto_memory {
+        return Ok(Err(Skip::Disabled));
+    }
+    let new = input.messages.get(input.cursor.min(input.messages.len())..).unwrap_or(&[]);
+    if new.iter().all(|m| m.text.trim().is_empty()) {
+        return Ok(Err(Skip::NothingNew));
+    }
+    let dir = input.memory_dir.trim_end_matches('/');
+    let inside = |p: &str| p.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'));
+    if input.written.iter().any(|p| inside(p)) || new.iter().flat_map(|m| &m.wrote).any(|p| inside(p)) {
+        return Ok(Err(Skip::MainAgentWrote));
+    }
+    let candidates = match scan::scan(fs, input.memory_dir) {
+        Ok(report) => report.headers,
+        Err(crate::Error::Fs(crate::FsError::NotFound(_))) => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    let conversation = render_conversation(new);
+    let request = ModelRequest {
+        system: ROUND1.to_string(),
+        user: format!(
+            "Existing memories:\n{}\nNew conversation:\n{conversation}",
+            if candidates.is_empty() { "(none yet)\n".to_string() } else { manifest::format(&candidates) }
+        ),
+        schema: r#"{"type":"object","properties":{"read":{"type":"array","items":{"type":"string"}}},"required":["read"],"additionalProperties":false}"#.to_string(),
+        max_tokens: 512,
+        tier: "small".to_string(),
+    };
+    Ok(Ok(Round { request, candidates, conversation }))
+}
+
+/// Round 2: reads the offered files the model named (no others, at most [`MAX_READ_FILES`],
+/// each cut at [`MAX_READ_BYTES`]) and asks for the operations. Returns the request and the
+/// files read; a reply that cannot be read counts as "read nothing", with a diagnostic.
+pub fn read_round(
+    fs: &dyn Fs,
+    input: &Input<'_>,
+    round: &Round,
+    reply: &str,
+) -> (ModelRequest, Vec<String>, Vec<String>) {
+    let mut diagnostics = Vec::new();
+    let names = match json_object(reply).and_then(|v| string_list(&v, "read")) {
+        Ok(names) => names,
+        Err(problem) => {
+            diagnostics.push(format!("round 1 reply not used ({problem}); no memory was read"));
+            Vec::new()
+        }
+    };
+    let mut read = Vec::new();
+    let mut shown = String::new();
+    for name in names {
+        if read.len() == MAX_READ_FILES || read.contains(&name) {
+            continue;
+        }
+        if !round.candidates.iter().any(|c| c.path == name) {
+            diagnostics.push(format!("round 1 named {name:?}, which was not offered; not read"));
+            continue;
+        }
+        match fs.read_file(&join(input.memory_dir, &name), MAX_READ_BYTES) {
+            Ok(bytes) => {
+                shown.push_str(&format!("=== {name}\n{}\n", String::from_utf8_lossy(&bytes)));
+                read.push(name);
+            }
+            Err(e) => diagnostics.push(format!("{name} could not be read: {e}")),
+        }
+    }
+    let request = ModelRequest {
+        system: ROUND2.to_string(),
+        user: format!(
+            "Existing memories:\n{}\nFiles you asked to read:\n{}\nNew conversation:\n{}",
+            manifest::format(&round.candidates),
+            if shown.is_empty() { "(none)\n".to_string() } else { shown },
+            round.conversation
+        ),
+        schema: OPERATIONS_SCHEMA.to_string(),
+        max_tokens: 4096,
+        tier: "small".to_string(),
+    };
+    (request, read, diagnostics)
+}
+
+/// One operation, as applied or rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpReport {
+    /// `create`, `update` or `delete` (or what the model wrote).
+    pub op: String,
+    /// The path it named.
+    pub path: String,
+    /// Why it was rejected; `None` when applied.
+    pub rejected: Option<String>,
+}
+
+/// Validates and applies the round-2 operations; each stands or falls alone.
+pub fn apply(fs: &dyn Fs, input: &Input<'_>, reply: &str) -> (Vec<OpReport>, Vec<String>) {
+    let ops = match json_object(reply).and_then(|v| match v.get("operations") {
+        Some(Value::Array(ops)) => Ok(ops.clone()),
+        _ => Err("it has no `operations` list".to_string()),
+    }) {
+        Ok(ops) => ops,
+        Err(problem) => {
+            return (Vec::new(), vec![format!("round 2 reply not used ({problem}); nothing changed")]);
+        }
+    };
+    let mut reports = Vec::new();
+    for op in &ops {
+        let kind = op["op"].as_str().unwrap_or("").to_string();
+        let path = op["path"].as_str().unwrap_or("").to_string();
+        let rejected = apply_one(fs, input, op, &kind, &path).err();
+        reports.push(OpReport { op: kind, path, rejected });
+    }
+    (reports, Vec::new())
+}
+
+fn apply_one(
+    fs: &dyn Fs,
+    input: &Input<'_>,
+    op: &Value,
+    kind: &str,
+    path: &str,
+) -> std::result::Result<(), String> {
+    let rel = writer::valid_relative_path(path).map_err(|e| e.to_string())?;
+    if rel.contains('/') {
+        return Err("memories live at the top of the memory directory".to_string());
+    }
+    let exists = match fs.stat(&join(input.memory_dir, &rel)) {
+        Ok(_) => true,
+        Err(crate::FsError::NotFound(_)) => false,
+        Err(crate::FsError::OutsideRoot(_)) => {
+            return Err("it points outside the memory directory".to_string());
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    match kind {
+        "delete" => {
+            if !exists {
+                return Err("there is no such memory to delete".to_string());
+            }
+            writer::forget(fs, input.memory_dir, &rel).map(|_| ()).map_err(|e| e.to_string())
+        }
+        "create" | "update" => {
+            if kind == "create" && exists {
+                return Err("it already exists: use update".to_string());
+            }
+            if kind == "update" && !exists {
+                return Err("there is no such memory to update: use create".to_string());
+            }
+            let text = |k: &str| op[k].as_str().ok_or_else(|| format!("`{k}` is missing"));
+            let memory_type = MemoryType::parse(text("type")?)
+                .ok_or_else(|| "`type` must be user, feedback, project or reference".to_string())?;
+            let topic = rel
+                .strip_suffix(".md")
+                .and_then(|stem| stem.strip_prefix(&format!("{memory_type}_")))
+                .ok_or_else(|| format!("the file must be named {memory_type}_<topic>.md"))?;
+            let request = writer::SaveRequest {
+                memory_dir: input.memory_dir,
+                memory_type,
+                name: text("name")?,
+                description: text("description")?,
+                topic: Some(topic),
+                body: text("body")?,
+                now_ms: input.now_ms,
+                utc_offset_minutes: input.utc_offset_minutes,
+            };
+            writer::save(fs, &request).map(|_| ()).map_err(|e| e.to_string())
+        }
+        other => Err(format!("unknown op {other:?}: use create, update or delete")),
+    }
+}
+
+fn render_conversation(messages: &[Message]) -> String {
+    let mut text: String = messages
+        .iter()
+        .filter(|m| !m.text.trim().is_empty())
+        .map(|m| format!("{}: {}\n", m.role, m.text.trim()))
+        .collect();
+    if text.chars().count() > MAX_TRANSCRIPT_CHARS {
+        let skip = text.chars().count() - MAX_TRANSCRIPT_CHARS;
+        text = format!("[earlier messages cut]\n{}", text.chars().skip(skip).collect::<String>());
+    }
+    text
+}
+
+fn json_object(reply: &str) -> std::result::Result<Value, String> {
+    if reply.len() > MAX_REPLY_BYTES {
+        return Err(format!("{} bytes is more than a reply can take", reply.len()));
+    }
+    serde_json::from_str::<Value>(reply.trim())
+        .ok()
+        .or_else(|| {
+            let (start, end) = (reply.find('{')?, reply.rfind('}')?);
+            (start < end).then(|| serde_json::from_str(&reply[start..=end]).ok()).flatten()
+        })
+        .filter(Value::is_object)
+        .ok_or_else(|| "it holds no JSON object".to_string())
+}
+
+fn string_list(value: &Value, key: &str) -> std::result::Result<Vec<String>, String> {
+    match value.get(key) {
+        Some(Value::Array(items)) => Ok(items.iter().filter_map(Value::as_str).map(str::to_string).collect()),
+        _ => Err(format!("it has no `{key}` list")),
+    }
+}
+
+const ROUND1: &str = "You keep an AI coding agent's long-term memory. Read the new part of a conversation \
+and decide which existing memories might need to change because of it. Reply with JSON only: \
+{\"read\": [\"file.md\", ...]} naming at most ten files from the list; an empty list is fine.";
+
+const ROUND2: &str = "You keep an AI coding agent's long-term memory. From the new part of the \
+conversation, save only what a future conversation cannot learn from the code or git: who the \
+user is (user), how they want work done — corrections and confirmed approaches, with the reason \
+(feedback), ongoing work, decisions and deadlines with absolute dates (project), and where \
+outside information lives (reference). Never save code patterns, architecture, file layout, git \
+history, debugging recipes, what instruction files already say, the state of the current task, \
+or secrets — even if asked. Prefer updating an existing memory to creating a near-duplicate; \
+delete memories the conversation shows are wrong. Feedback and project bodies are the rule or \
+fact, then a `**Why:**` line, then a `**How to apply:**` line. Files are named \
+{type}_{topic}.md with a lowercase topic. Reply with JSON only: {\"operations\": [{\"op\": \
+\"create\"|\"update\"|\"delete\", \"path\": \"feedback_x.md\", \"type\", \"name\", \"description\", \
+\"body\"}]} (delete needs only path). No operations is a good answer when nothing is worth keeping.";
+
+const OPERATIONS_SCHEMA: &str = r#"{"type":"object","properties":{"operations":{"type":"array","items":{"type":"object","properties":{"op":{"enum":["create","update","delete"]},"path":{"type":"string"},"type":{"enum":["user","feedback","project","reference"]},"name":{"type":"string"},"description":{"type":"string"},"body":{"type":"string"}},"required":["op","path"]}}},"required":["operations"],"additionalProperties":false}"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_transcript_shapes_are_read_and_memory_writes_are_seen() {
+        let text = r#"{"type":"user","message":{"role":"user","content":"don't mock the db"}}
+{"type":"summary","summary":"x"}
+{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"ok"},{"type":"tool_use","name":"Write","input":{"file_path":"/m/feedback_db.md"}}]}}
+{"role":"tool","content":"written"}
+"#;
+        let messages = parse_transcript(text).unwrap();
+        assert_eq!(messages.len(), 3);
+        assert_eq!(messages[1].text, "ok\n[used Write on /m/feedback_db.md]");
+        assert_eq!(messages[1].wrote, ["/m/feedback_db.md"]);
+        assert!(parse_transcript("{not json").unwrap_err().contains("line 1"));
+    }
+}
