@@ -2,7 +2,9 @@
 //! and the exports, with every conversion between core and WIT types in this one file.
 
 use crate::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
-use crate::{budget, extract, index, instructions, manifest, paths, prompt, recall, scan, switches, writer};
+use crate::{
+    budget, dailylog, extract, index, instructions, manifest, paths, prompt, recall, scan, switches, writer,
+};
 use std::cell::RefCell;
 
 wit_bindgen::generate!({
@@ -252,6 +254,7 @@ fn wit_switches(s: switches::Switches) -> ex::instructions::Switches {
         auto_memory: s.auto_memory,
         decided_by: s.decided_by.label(),
         team_memory: s.team_memory,
+        daily_log: s.daily_log,
         diagnostics: s.diagnostics,
     }
 }
@@ -588,13 +591,60 @@ impl ex::extract::Guest for Component {
 
     fn apply(input: ex::extract::ExtractInput, reply: String) -> ex::extract::ApplyResult {
         let (ops, diagnostics) = with_extract_input(input, |i| extract::apply(&HostFs, i, &reply));
-        ex::extract::ApplyResult {
-            operations: ops
-                .into_iter()
-                .map(|o| ex::extract::OpReport { op: o.op, path: o.path, rejected: o.rejected })
-                .collect(),
-            diagnostics,
-        }
+        wit_apply_result(ops, diagnostics)
+    }
+}
+
+impl ex::daily_log::Guest for Component {
+    fn append(
+        memory_dir: String,
+        text: String,
+        now_ms: i64,
+        utc_offset_minutes: i32,
+    ) -> Result<String, wit::Error> {
+        dailylog::append(&HostFs, &memory_dir, &text, now_ms, utc_offset_minutes).map_err(wit_error)
+    }
+
+    fn plan(memory_dir: String) -> Result<Vec<ex::daily_log::Chunk>, wit::Error> {
+        let chunks = dailylog::plan(&HostFs, &memory_dir).map_err(wit_error)?;
+        Ok(chunks
+            .into_iter()
+            .map(|c| ex::daily_log::Chunk {
+                request: wit_request(c.request),
+                logs: c
+                    .logs
+                    .into_iter()
+                    .map(|p| ex::daily_log::LogPosition { path: p.path, bytes: p.bytes })
+                    .collect(),
+            })
+            .collect())
+    }
+
+    fn apply(
+        memory_dir: String,
+        now_ms: i64,
+        utc_offset_minutes: i32,
+        reply: String,
+    ) -> ex::extract::ApplyResult {
+        let target = extract::Target { memory_dir: &memory_dir, now_ms, utc_offset_minutes };
+        let (ops, diagnostics) = extract::apply_operations(&HostFs, &target, &reply, "dream");
+        wit_apply_result(ops, diagnostics)
+    }
+
+    fn commit(memory_dir: String, logs: Vec<ex::daily_log::LogPosition>) -> Result<(), wit::Error> {
+        let logs: Vec<_> =
+            logs.into_iter().map(|p| dailylog::LogPosition { path: p.path, bytes: p.bytes }).collect();
+        dailylog::commit(&HostFs, &memory_dir, &logs).map_err(wit_error)
+    }
+}
+
+fn wit_apply_result(ops: Vec<extract::OpReport>, diagnostics: Vec<String>) -> ex::extract::ApplyResult {
+    ex::extract::ApplyResult {
+        operations: ops
+            .into_iter()
+            .map(|o| ex::extract::OpReport { op: o.op, path: o.path, rejected: o.rejected })
+            .collect(),
+        diagnostics,
     }
 }
 

@@ -23,6 +23,10 @@ pub const MAX_TRANSCRIPT_CHARS: usize = 48_000;
 pub const MAX_READ_FILES: usize = 10;
 /// Bytes of each file shown in round 2.
 pub const MAX_READ_BYTES: u64 = 8 * 1024;
+/// The system text shared by every request that returns operations.
+pub const OPERATIONS_GUIDE: &str = ROUND2;
+/// The JSON schema of an operations reply.
+pub const OPERATIONS_REPLY_SCHEMA: &str = OPERATIONS_SCHEMA;
 /// Replies longer than this are not read; within it, each operation's body has its own limit,
 /// so one oversized memory is rejected while the rest of the reply applies.
 pub const MAX_REPLY_BYTES: usize = 8 * 1024 * 1024;
@@ -257,20 +261,47 @@ pub struct OpReport {
 
 /// Validates and applies the round-2 operations; each stands or falls alone.
 pub fn apply(fs: &dyn Fs, input: &Input<'_>, reply: &str) -> (Vec<OpReport>, Vec<String>) {
+    let target = Target {
+        memory_dir: input.memory_dir,
+        now_ms: input.now_ms,
+        utc_offset_minutes: input.utc_offset_minutes,
+    };
+    apply_operations(fs, &target, reply, "round 2")
+}
+
+/// Where operations land, and the clock for their dates.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    /// The memory directory.
+    pub memory_dir: &'a str,
+    /// "Now", ms since the epoch.
+    pub now_ms: i64,
+    /// The user's UTC offset in minutes.
+    pub utc_offset_minutes: i32,
+}
+
+/// Validates and applies an `{"operations": [...]}` reply (extraction's round 2, or a dream),
+/// each operation on its own. `label` names the reply in diagnostics.
+pub fn apply_operations(
+    fs: &dyn Fs,
+    target: &Target<'_>,
+    reply: &str,
+    label: &str,
+) -> (Vec<OpReport>, Vec<String>) {
     let ops = match json_object(reply).and_then(|v| match v.get("operations") {
         Some(Value::Array(ops)) => Ok(ops.clone()),
         _ => Err("it has no `operations` list".to_string()),
     }) {
         Ok(ops) => ops,
         Err(problem) => {
-            return (Vec::new(), vec![format!("round 2 reply not used ({problem}); nothing changed")]);
+            return (Vec::new(), vec![format!("{label} reply not used ({problem}); nothing changed")]);
         }
     };
     let mut reports = Vec::new();
     for op in &ops {
         let kind = op["op"].as_str().unwrap_or("").to_string();
         let path = op["path"].as_str().unwrap_or("").to_string();
-        let rejected = apply_one(fs, input, op, &kind, &path).err();
+        let rejected = apply_one(fs, target, op, &kind, &path).err();
         reports.push(OpReport { op: kind, path, rejected });
     }
     (reports, Vec::new())
@@ -278,7 +309,7 @@ pub fn apply(fs: &dyn Fs, input: &Input<'_>, reply: &str) -> (Vec<OpReport>, Vec
 
 fn apply_one(
     fs: &dyn Fs,
-    input: &Input<'_>,
+    input: &Target<'_>,
     op: &Value,
     kind: &str,
     path: &str,

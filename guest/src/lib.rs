@@ -25,6 +25,7 @@
 //! ```
 
 pub mod budget;
+pub mod dailylog;
 pub mod dates;
 pub mod error;
 pub mod extract;

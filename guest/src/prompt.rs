@@ -24,6 +24,22 @@ pub const IGNORE_MEMORY: &str = "# Memory\n\nThe user asked you not to use memor
 
 /// The guidance section: the four types, what not to save, how to save, how to use memories.
 pub fn guidance(memory_dir: &str, index_step: bool) -> String {
+    guidance_for(memory_dir, if index_step { SaveStep::FileAndIndex } else { SaveStep::FileOnly })
+}
+
+/// How the guidance teaches saving.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SaveStep {
+    /// Write the file, then its MEMORY.md line.
+    FileAndIndex,
+    /// Write the file; the host keeps no index.
+    FileOnly,
+    /// Daily-log mode (R9.4): append to today's log; a dream builds files and index later.
+    DailyLog,
+}
+
+/// The guidance section for one way of saving.
+pub fn guidance_for(memory_dir: &str, step: SaveStep) -> String {
     let mut text = format!(
         "# Memory\n\n\
 You have a persistent memory in `{memory_dir}/`: Markdown files that outlive this conversation. \
@@ -53,7 +69,14 @@ already in an instruction file; the state of the current task; secrets of any ki
 starting with:\n\
 ```\n---\nname: short title\ndescription: one sentence that says when this memory is relevant\n\
 type: user | feedback | project | reference\n---\n```\n";
-    if index_step {
+    if step == SaveStep::DailyLog {
+        text.push_str(
+            "Append what you learn to today's log, `logs/YYYY/MM/YYYY-MM-DD.md` in the memory \
+directory (`memdir log` does it): one short entry per fact, with the context needed to understand \
+it later and absolute dates. Do not write topic files or MEMORY.md yourself: a later distillation \
+folds the logs into them.\n",
+        );
+    } else if step == SaveStep::FileAndIndex {
         text.push_str("1. ");
         text.push_str(file_step);
         text.push_str(
@@ -64,11 +87,15 @@ always loaded and cut after 200 lines, so keep it short.\n",
     } else {
         text.push_str(file_step);
     }
-    text.push_str(
-        "\nOrganise by topic, not by date. Before writing, look for an existing memory to update \
+    if step != SaveStep::DailyLog {
+        text.push_str(
+            "\nOrganise by topic, not by date. Before writing, look for an existing memory to update \
 instead of adding a duplicate. Keep name, description and type in step with the content; \
-update or delete memories that turn out to be wrong.\n\n\
-## Using memories\n\
+update or delete memories that turn out to be wrong.\n",
+        );
+    }
+    text.push_str(
+        "\n## Using memories\n\
 - Read a memory when it seems relevant or the user refers to earlier work.\n\
 - A memory records what was true when it was written. One that names a file, function or flag \
 is a claim about the past: check that it still exists before relying on it or recommending it.\n\
@@ -102,7 +129,12 @@ pub fn render(loaded: &Loaded, options: Options) -> String {
         out.push_str(IGNORE_MEMORY);
         return out;
     }
-    out.push_str(&guidance(&loaded.location.memory_dir, options.index_step));
+    let step = match (loaded.switches.daily_log, options.index_step) {
+        (true, _) => SaveStep::DailyLog,
+        (false, true) => SaveStep::FileAndIndex,
+        (false, false) => SaveStep::FileOnly,
+    };
+    out.push_str(&guidance_for(&loaded.location.memory_dir, step));
     for file in loaded.files.iter().filter(|f| is_index(f)) {
         out.push_str(&format!(
             "\n## Contents of {} {}:\n\n{}\n",

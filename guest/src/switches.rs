@@ -81,6 +81,9 @@ pub struct Switches {
     pub decided_by: DecidedBy,
     /// Team memory is on (R10.1): `MEMDIR_TEAM_MEMORY`, else `teamMemoryEnabled` in settings.
     pub team_memory: bool,
+    /// Daily-log mode (R9.4): `MEMDIR_DAILY_LOG`, else `dailyLogEnabled` in settings. Writers
+    /// append to the day's log and a dream builds the topic files and the index later.
+    pub daily_log: bool,
     /// Malformed settings files and unreadable values, each naming the file.
     pub diagnostics: Vec<String>,
 }
@@ -134,12 +137,17 @@ pub fn resolve(fs: &dyn Fs, env: Env<'_>, project_dir: &str, config_dir: &str) -
         Some(on) => on,
         None => setting("teamMemoryEnabled", &mut diagnostics).is_some_and(|(on, _)| on),
     };
+    let daily_log = match env.flag("MEMDIR_DAILY_LOG") {
+        Some(on) => on,
+        None => setting("dailyLogEnabled", &mut diagnostics).is_some_and(|(on, _)| on),
+    };
     Switches {
         instructions: env.flag("CLAUDE_CODE_DISABLE_CLAUDE_MDS") != Some(true),
         bare,
         auto_memory,
         decided_by,
         team_memory,
+        daily_log,
         diagnostics,
     }
 }

@@ -60,6 +60,10 @@ enum Command {
     Forget(commands::save::ForgetArgs),
     /// Extract memories from a conversation with a model, in two rounds (R9.2).
     Extract(commands::extract::Args),
+    /// Append an entry to today's daily log (R9.4).
+    Log(commands::log::LogArgs),
+    /// Fold what is new in the daily logs into topic memories with a model (R9.4).
+    Dream(commands::log::DreamArgs),
     /// Write a sample memory directory and show what an agent gets from it.
     Demo(commands::demo::Args),
     /// Time scan + manifest on generated directories: component, native core and Node.
@@ -195,6 +199,8 @@ pub fn run(
         Command::Save(a) => commands::save::save(&ctx, a, out),
         Command::Forget(a) => commands::save::forget(&ctx, a, out),
         Command::Extract(a) => commands::extract::run(&ctx, a, out),
+        Command::Log(a) => commands::log::log(&ctx, a, out),
+        Command::Dream(a) => commands::log::dream(&ctx, a, out, err),
         Command::Demo(a) => commands::demo::run(&ctx, a, out),
         Command::Bench(a) => commands::bench::run(&ctx, a, out, err),
     };

@@ -10,7 +10,6 @@ use crate::{Core, cache, host_fs};
 use memdir_core::budget::Limits;
 use memdir_core::budget::Session;
 use memdir_core::dates::Conversion;
-use memdir_core::extract;
 use memdir_core::index::{LoadedIndex, Truncation};
 use memdir_core::instructions::{FileType, InstructionFile, Loaded, Request};
 use memdir_core::paths::{AgentScope, MemoryLocation};
@@ -19,6 +18,7 @@ use memdir_core::recall::{Attachment, Input, ModelRequest, Outcome, Pending, Ski
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
 use memdir_core::switches::{DecidedBy, Switches};
 use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest};
+use memdir_core::{dailylog, extract};
 use std::path::Path;
 use wasmtime::component::{HasSelf, Linker, ResourceAny, ResourceTable};
 use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
@@ -439,12 +439,58 @@ impl Core for ComponentCore<'_> {
     ) -> Result<(Vec<extract::OpReport>, Vec<String>)> {
         let input = wit_extract_input(input);
         let r = self.call("extract.apply", |b, s| b.memdir_memory_extract().call_apply(s, &input, reply))?;
-        let ops = r
-            .operations
+        Ok(core_apply_result(r))
+    }
+
+    fn log_append(
+        &mut self,
+        memory_dir: &str,
+        text: &str,
+        now_ms: i64,
+        utc_offset_minutes: i32,
+    ) -> Result<String> {
+        let path = self.call("daily-log.append", |b, s| {
+            b.memdir_memory_daily_log().call_append(s, memory_dir, text, now_ms, utc_offset_minutes)
+        })?;
+        path.map_err(core_error)
+    }
+
+    fn dream_plan(&mut self, memory_dir: &str) -> Result<Vec<dailylog::Chunk>> {
+        let chunks =
+            self.call("daily-log.plan", |b, s| b.memdir_memory_daily_log().call_plan(s, memory_dir))?;
+        Ok(chunks
+            .map_err(core_error)?
             .into_iter()
-            .map(|o| extract::OpReport { op: o.op, path: o.path, rejected: o.rejected })
+            .map(|c| dailylog::Chunk {
+                request: core_request(c.request),
+                logs: c
+                    .logs
+                    .into_iter()
+                    .map(|p| dailylog::LogPosition { path: p.path, bytes: p.bytes })
+                    .collect(),
+            })
+            .collect())
+    }
+
+    fn dream_apply(
+        &mut self,
+        t: &extract::Target<'_>,
+        reply: &str,
+    ) -> Result<(Vec<extract::OpReport>, Vec<String>)> {
+        let r = self.call("daily-log.apply", |b, s| {
+            b.memdir_memory_daily_log().call_apply(s, t.memory_dir, t.now_ms, t.utc_offset_minutes, reply)
+        })?;
+        Ok(core_apply_result(r))
+    }
+
+    fn dream_commit(&mut self, memory_dir: &str, logs: &[dailylog::LogPosition]) -> Result<()> {
+        let logs: Vec<_> = logs
+            .iter()
+            .map(|p| ex::daily_log::LogPosition { path: p.path.clone(), bytes: p.bytes })
             .collect();
-        Ok((ops, r.diagnostics))
+        let done = self
+            .call("daily-log.commit", |b, s| b.memdir_memory_daily_log().call_commit(s, memory_dir, &logs))?;
+        done.map_err(core_error)
     }
 }
 
@@ -467,6 +513,15 @@ fn wit_extract_input(i: &extract::Input<'_>) -> ex::extract::ExtractInput {
         now_ms: i.now_ms,
         utc_offset_minutes: i.utc_offset_minutes,
     }
+}
+
+fn core_apply_result(r: ex::extract::ApplyResult) -> (Vec<extract::OpReport>, Vec<String>) {
+    let ops = r
+        .operations
+        .into_iter()
+        .map(|o| extract::OpReport { op: o.op, path: o.path, rejected: o.rejected })
+        .collect();
+    (ops, r.diagnostics)
 }
 
 fn core_request(r: ex::recall::ModelRequest) -> ModelRequest {
@@ -556,6 +611,7 @@ fn core_switches(s: ex::instructions::Switches) -> Switches {
         // The core only ever sends labels it made; anything else is reported as it came.
         decided_by: DecidedBy::from_label(&s.decided_by).unwrap_or(DecidedBy::Settings(s.decided_by)),
         team_memory: s.team_memory,
+        daily_log: s.daily_log,
         diagnostics: s.diagnostics,
     }
 }

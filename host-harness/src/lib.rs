@@ -20,6 +20,7 @@ mod bindings;
 pub mod cache;
 pub mod cli;
 mod component;
+pub mod dream;
 pub mod error;
 pub mod extraction;
 pub mod fs;
@@ -35,7 +36,6 @@ pub use native::NativeCore;
 
 use memdir_core::budget::Limits;
 use memdir_core::budget::Session;
-use memdir_core::extract;
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
 use memdir_core::paths::{AgentScope, MemoryLocation};
@@ -44,6 +44,7 @@ use memdir_core::recall::{Input, ModelRequest, Outcome, Pending, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest};
+use memdir_core::{dailylog, extract};
 
 /// The memory core's operations, whichever backend runs them.
 pub trait Core {
@@ -114,4 +115,22 @@ pub trait Core {
         input: &extract::Input<'_>,
         reply: &str,
     ) -> Result<(Vec<extract::OpReport>, Vec<String>)>;
+    /// Appends to today's daily log (R9.4); returns the log's path.
+    fn log_append(
+        &mut self,
+        memory_dir: &str,
+        text: &str,
+        now_ms: i64,
+        utc_offset_minutes: i32,
+    ) -> Result<String>;
+    /// The dream's chunks over what the logs gained since the last dream.
+    fn dream_plan(&mut self, memory_dir: &str) -> Result<Vec<dailylog::Chunk>>;
+    /// Applies a dream reply's operations.
+    fn dream_apply(
+        &mut self,
+        target: &extract::Target<'_>,
+        reply: &str,
+    ) -> Result<(Vec<extract::OpReport>, Vec<String>)>;
+    /// Records a chunk as read.
+    fn dream_commit(&mut self, memory_dir: &str, logs: &[dailylog::LogPosition]) -> Result<()>;
 }

@@ -14,7 +14,7 @@ use memdir_core::recall::{Input, ModelRequest, Outcome, Pending, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest};
-use memdir_core::{extract, index, instructions, manifest, paths, prompt, recall, scan, writer};
+use memdir_core::{dailylog, extract, index, instructions, manifest, paths, prompt, recall, scan, writer};
 
 /// The core as a native library.
 pub struct NativeCore {
@@ -133,5 +133,31 @@ impl Core for NativeCore {
         reply: &str,
     ) -> Result<(Vec<extract::OpReport>, Vec<String>)> {
         Ok(extract::apply(&*self.fs, input, reply))
+    }
+
+    fn log_append(
+        &mut self,
+        memory_dir: &str,
+        text: &str,
+        now_ms: i64,
+        utc_offset_minutes: i32,
+    ) -> Result<String> {
+        Ok(dailylog::append(&*self.fs, memory_dir, text, now_ms, utc_offset_minutes)?)
+    }
+
+    fn dream_plan(&mut self, memory_dir: &str) -> Result<Vec<dailylog::Chunk>> {
+        Ok(dailylog::plan(&*self.fs, memory_dir)?)
+    }
+
+    fn dream_apply(
+        &mut self,
+        target: &extract::Target<'_>,
+        reply: &str,
+    ) -> Result<(Vec<extract::OpReport>, Vec<String>)> {
+        Ok(extract::apply_operations(&*self.fs, target, reply, "dream"))
+    }
+
+    fn dream_commit(&mut self, memory_dir: &str, logs: &[dailylog::LogPosition]) -> Result<()> {
+        Ok(dailylog::commit(&*self.fs, memory_dir, logs)?)
     }
 }

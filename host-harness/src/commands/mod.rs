@@ -5,6 +5,7 @@ pub mod demo;
 pub mod extract;
 pub mod index;
 pub mod instructions;
+pub mod log;
 pub mod manifest;
 pub mod path;
 pub mod prompt;

@@ -24,6 +24,7 @@ struct Json<'a> {
     instructions: bool,
     bare: bool,
     team_memory: bool,
+    daily_log: bool,
     memory_dir: &'a str,
     project_root: &'a str,
 }
@@ -41,6 +42,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         instructions: switches.instructions,
         bare: switches.bare,
         team_memory: switches.team_memory,
+        daily_log: switches.daily_log,
         memory_dir: &location.memory_dir,
         project_root: &location.project_root,
     };
@@ -57,6 +59,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
             if json.bare { " (bare mode)" } else { "" }
         )?;
         writeln!(out, "team memory:   {}", on(json.team_memory))?;
+        writeln!(out, "daily log:     {}", on(json.daily_log))?;
         writeln!(out, "memory dir:    {}", json.memory_dir)?;
         writeln!(out, "project root:  {}", json.project_root)?;
     }

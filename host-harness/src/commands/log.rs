@@ -1,0 +1,114 @@
+//! `memdir log TEXT` and `memdir dream`: daily-log mode (R9.4).
+
+use super::save::Target;
+use crate::cli::{Context, Failure, Outcome};
+use crate::llm;
+use memdir_core::extract::Target as Destination;
+use std::io::{IsTerminal, Write};
+
+/// Arguments of `memdir log`.
+#[derive(Debug, clap::Args)]
+pub struct LogArgs {
+    /// The entry to append to today's log.
+    pub text: String,
+    /// The user's UTC offset in minutes, for which day "today" is (default: this machine's).
+    #[arg(long, allow_hyphen_values = true)]
+    pub utc_offset: Option<i32>,
+    #[command(flatten)]
+    pub target: Target,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `memdir dream`.
+#[derive(Debug, clap::Args)]
+pub struct DreamArgs {
+    /// The model: command:CMD, anthropic:MODEL or openai:MODEL (default: $MEMDIR_LLM).
+    #[arg(long)]
+    pub llm: Option<String>,
+    /// The user's UTC offset in minutes, for dates in project memories (default: this machine's).
+    #[arg(long, allow_hyphen_values = true)]
+    pub utc_offset: Option<i32>,
+    #[command(flatten)]
+    pub target: Target,
+    /// Print a JSON report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn offset(given: Option<i32>) -> i32 {
+    given.unwrap_or_else(|| chrono::Local::now().offset().local_minus_utc() / 60)
+}
+
+/// Runs `memdir log`.
+pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Outcome {
+    let (dir, fs) = args.target.open(ctx)?;
+    let path = ctx.core(fs)?.log_append(&dir, &args.text, ctx.now_ms(), offset(args.utc_offset))?;
+    if args.json {
+        writeln!(out, "{}", serde_json::json!({ "path": path }))?;
+    } else {
+        writeln!(out, "logged to {path}")?;
+    }
+    Ok(())
+}
+
+/// Runs `memdir dream`; on a terminal, progress goes to stderr.
+pub fn dream(ctx: &Context, args: DreamArgs, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    let spec = args.llm.clone().or_else(|| ctx.var("MEMDIR_LLM").map(str::to_string));
+    let mut model = match spec.as_deref().map(|s| llm::from_spec(s, ctx.env())) {
+        Some(Ok(Some(model))) => model,
+        Some(Err(e)) => return Err(Failure::input(e)),
+        _ => {
+            return Err(Failure::input(
+                "a dream needs a model: pass --llm (command:, anthropic: or openai:)",
+            ));
+        }
+    };
+    let (dir, fs) = args.target.open(ctx)?;
+    let target =
+        Destination { memory_dir: &dir, now_ms: ctx.now_ms(), utc_offset_minutes: offset(args.utc_offset) };
+    let on_terminal = std::io::stderr().is_terminal();
+    let mut progress = |done: usize, total: usize| {
+        if on_terminal {
+            let width = 30;
+            let filled = width * done / total.max(1);
+            let _ = write!(
+                err,
+                "\rdreaming [{}{}] {done}/{total}",
+                "#".repeat(filled),
+                " ".repeat(width - filled)
+            );
+            if done == total {
+                let _ = writeln!(err);
+            }
+        }
+    };
+    let report = crate::dream::run(&mut *ctx.core(fs)?, &target, &mut *model, &mut progress)?;
+    if args.json {
+        let ops: Vec<_> = report
+            .operations
+            .iter()
+            .map(|o| serde_json::json!({"op": o.op, "path": o.path, "rejected": o.rejected}))
+            .collect();
+        let json = serde_json::json!({
+            "chunks": report.chunks, "committed": report.committed, "operations": ops, "diagnostics": report.diagnostics,
+        });
+        serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    if report.chunks == 0 {
+        writeln!(out, "nothing new in the logs")?;
+    }
+    for o in &report.operations {
+        match &o.rejected {
+            None => writeln!(out, "{} {}", o.op, o.path)?,
+            Some(why) => writeln!(out, "rejected {} {}: {why}", o.op, o.path)?,
+        }
+    }
+    for d in &report.diagnostics {
+        writeln!(out, "note: {d}")?;
+    }
+    Ok(())
+}
