@@ -496,6 +496,11 @@ impl ex::writer::Guest for Component {
             body: &r.body,
             now_ms: r.now_ms,
             utc_offset_minutes: r.utc_offset_minutes,
+            scope: r.scope.map(|s| match s {
+                ex::writer::MemoryScope::Private => writer::Scope::Private,
+                ex::writer::MemoryScope::Team => writer::Scope::Team,
+            }),
+            team_memory: r.team_memory,
         };
         let report = writer::save(&HostFs, &request).map_err(wit_error)?;
         Ok(ex::writer::SaveReport {

@@ -356,6 +356,8 @@ fn apply_one(
                 body: text("body")?,
                 now_ms: input.now_ms,
                 utc_offset_minutes: input.utc_offset_minutes,
+                scope: Some(writer::Scope::Private),
+                team_memory: false,
             };
             writer::save(fs, &request).map(|_| ()).map_err(|e| e.to_string())
         }

@@ -39,6 +39,33 @@ pub struct SaveRequest<'a> {
     pub now_ms: i64,
     /// The user's UTC offset in minutes, so "today" is the user's today.
     pub utc_offset_minutes: i32,
+    /// Private or team memory; `None` routes by type when team memory is on (R10.1).
+    pub scope: Option<Scope>,
+    /// Team memory is on (R10.1).
+    pub team_memory: bool,
+}
+
+/// Where a memory lives when team memory is on (R10.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The user's own auto-memory directory.
+    Private,
+    /// `team/` inside it, shared with the team, with its own MEMORY.md.
+    Team,
+}
+
+/// The team folder inside a memory directory.
+pub const TEAM_DIR: &str = "team";
+
+impl Scope {
+    /// Who a type belongs to by default: user and feedback are personal, project and reference
+    /// are shared.
+    pub fn default_for(memory_type: MemoryType) -> Scope {
+        match memory_type {
+            MemoryType::User | MemoryType::Feedback => Scope::Private,
+            MemoryType::Project | MemoryType::Reference => Scope::Team,
+        }
+    }
 }
 
 /// What a save changed.
@@ -99,15 +126,44 @@ pub fn save(fs: &dyn Fs, req: &SaveRequest<'_>) -> Result<SaveReport> {
         }
     }
 
+    let scope = match (req.scope, req.team_memory) {
+        (Some(Scope::Team), false) => {
+            return Err(invalid(
+                "team memory is off: set MEMDIR_TEAM_MEMORY=1 or teamMemoryEnabled, or save privately",
+            ));
+        }
+        (Some(scope), _) => scope,
+        (None, true) => Scope::default_for(req.memory_type),
+        (None, false) => Scope::Private,
+    };
     fs.create_dir_all(req.memory_dir)?;
-    let path = join(req.memory_dir, &file);
-    let lock = join(req.memory_dir, LOCK_FILE);
+    let dir = match scope {
+        Scope::Private => req.memory_dir.to_string(),
+        Scope::Team => team_dir(fs, req.memory_dir)?,
+    };
+    let path = join(&dir, &file);
+    let lock = join(&dir, LOCK_FILE);
     fs.lock(&lock, LOCK_TIMEOUT_MS)?;
-    let result = save_locked(fs, req.memory_dir, &path, &file, &name, &description, req.memory_type, &body);
+    let result = save_locked(fs, &dir, &path, &file, &name, &description, req.memory_type, &body);
     let unlocked = fs.unlock(&lock);
     let (created, index_line) = result?;
     unlocked?;
-    Ok(SaveReport { path: file, created, index_line, conversions })
+    let path = if scope == Scope::Team { format!("{TEAM_DIR}/{file}") } else { file };
+    Ok(SaveReport { path, created, index_line, conversions })
+}
+
+/// The team directory, created when missing, refused unless it really is `team/` inside the
+/// memory directory (no symlink to elsewhere) (R10.2).
+fn team_dir(fs: &dyn Fs, memory_dir: &str) -> Result<String> {
+    let dir = join(memory_dir, TEAM_DIR);
+    fs.create_dir_all(&dir)?;
+    let expected = join(&fs.real_path(memory_dir)?, TEAM_DIR);
+    if fs.real_path(&dir)? != expected {
+        return Err(invalid(format!(
+            "{dir} is not a plain folder inside the memory directory; team writes refused"
+        )));
+    }
+    Ok(dir)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -141,7 +197,13 @@ fn save_locked(
 
 /// Forgets a memory: removes the file and every index line that points at it.
 pub fn forget(fs: &dyn Fs, memory_dir: &str, path: &str) -> Result<ForgetReport> {
-    let rel = valid_relative_path(path)?;
+    let full = valid_relative_path(path)?;
+    // A team memory's line is in the team index, relative to the team folder.
+    let (memory_dir, rel) = match full.strip_prefix("team/") {
+        Some(inner) => (team_dir(fs, memory_dir)?, inner.to_string()),
+        None => (memory_dir.to_string(), full.clone()),
+    };
+    let memory_dir = memory_dir.as_str();
     let abs = join(memory_dir, &rel);
     let lock = join(memory_dir, LOCK_FILE);
     fs.lock(&lock, LOCK_TIMEOUT_MS)?;
@@ -159,7 +221,7 @@ pub fn forget(fs: &dyn Fs, memory_dir: &str, path: &str) -> Result<ForgetReport>
             }
             fs.write_file(&index_path, new_index.as_bytes())?;
         }
-        Ok(ForgetReport { path: rel.clone(), index_lines_removed: removed })
+        Ok(ForgetReport { path: full.clone(), index_lines_removed: removed })
     })();
     let unlocked = fs.unlock(&lock);
     let report = result?;

@@ -17,7 +17,7 @@ use memdir_core::prompt::Options;
 use memdir_core::recall::{Attachment, Input, ModelRequest, Outcome, Pending, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
 use memdir_core::switches::{DecidedBy, Switches};
-use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest};
+use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest, Scope};
 use memdir_core::{dailylog, extract};
 use std::path::Path;
 use wasmtime::component::{HasSelf, Linker, ResourceAny, ResourceTable};
@@ -363,6 +363,11 @@ impl Core for ComponentCore<'_> {
             body: r.body.to_string(),
             now_ms: r.now_ms,
             utc_offset_minutes: r.utc_offset_minutes,
+            scope: r.scope.map(|s| match s {
+                Scope::Private => ex::writer::MemoryScope::Private,
+                Scope::Team => ex::writer::MemoryScope::Team,
+            }),
+            team_memory: r.team_memory,
         };
         let report = self.call("writer.save", |b, s| b.memdir_memory_writer().call_save(s, &request))?;
         let report = report.map_err(core_error)?;

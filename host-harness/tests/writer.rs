@@ -184,6 +184,8 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
                 body: "New.",
                 now_ms: 0,
                 utc_offset_minutes: 0,
+                scope: None,
+                team_memory: false,
             };
             let err = core.save(&request).expect_err("the injected failure surfaces");
             assert!(err.to_string().contains("injected"), "{backend}/{fail_name}: {err}");
@@ -205,6 +207,8 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
                 body: "New.",
                 now_ms: 0,
                 utc_offset_minutes: 0,
+                scope: None,
+                team_memory: false,
             };
             assert!(!core.save(&request).unwrap().created);
         }

@@ -114,6 +114,8 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
                rolled back with it last month.\nHow to apply: any change under db/migrations/.",
         now_ms: ctx.now_ms(),
         utc_offset_minutes: 0,
+        scope: None,
+        team_memory: false,
     })?;
     writeln!(out, "== Saved {} (R9.1); MEMORY.md now ends with ==", saved.path)?;
     let index = writer.load_index(&format!("{abs}/{INDEX_FILE}"))?;

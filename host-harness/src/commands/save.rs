@@ -4,7 +4,7 @@ use super::instructions::whole_tree;
 use crate::ConfinedFs;
 use crate::cli::{Context, Failure, Outcome, absolute};
 use memdir_core::MemoryType;
-use memdir_core::writer::SaveRequest;
+use memdir_core::writer::{SaveRequest, Scope};
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -64,11 +64,24 @@ pub struct SaveArgs {
     /// The user's UTC offset in minutes, for "today" in project memories (default: this machine's).
     #[arg(long, allow_hyphen_values = true)]
     pub utc_offset: Option<i32>,
+    /// private or team (default, with team memory on: user and feedback private, project and
+    /// reference team).
+    #[arg(long, value_enum)]
+    pub scope: Option<ScopeArg>,
     #[command(flatten)]
     pub target: Target,
     /// Print a JSON report.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--scope`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ScopeArg {
+    /// The user's own memory.
+    Private,
+    /// Shared team memory (`team/`).
+    Team,
 }
 
 /// Arguments of `memdir forget`.
@@ -119,6 +132,8 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
         _ => return Err(Failure::input("give the memory's text with --body, --body-file or -")),
     };
     let (dir, fs) = args.target.open(ctx)?;
+    let cwd = absolute(&args.target.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
+    let (switches, _) = ctx.core(whole_tree()?)?.status(&cwd, ctx.env())?;
     let utc_offset = args.utc_offset.unwrap_or_else(|| chrono::Local::now().offset().local_minus_utc() / 60);
     let request = SaveRequest {
         memory_dir: &dir,
@@ -129,6 +144,11 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
         body: &body,
         now_ms: ctx.now_ms(),
         utc_offset_minutes: utc_offset,
+        scope: args.scope.map(|s| match s {
+            ScopeArg::Private => Scope::Private,
+            ScopeArg::Team => Scope::Team,
+        }),
+        team_memory: switches.team_memory,
     };
     let report = ctx.core(fs)?.save(&request)?;
     if args.json {
