@@ -213,13 +213,21 @@ pub fn forget(fs: &dyn Fs, memory_dir: &str, path: &str) -> Result<ForgetReport>
         let target = format!("]({rel})");
         let kept: Vec<&str> = old_index.lines().filter(|l| !l.contains(&target)).collect();
         let removed = old_index.lines().count() - kept.len();
-        fs.remove_file(&abs)?;
+        // The file must exist; then the index loses its line first, so a failure at either step
+        // leaves no line pointing at a missing file.
+        fs.stat(&abs)?;
         if removed > 0 {
             let mut new_index = kept.join("\n");
             if !new_index.is_empty() {
                 new_index.push('\n');
             }
             fs.write_file(&index_path, new_index.as_bytes())?;
+        }
+        if let Err(e) = fs.remove_file(&abs) {
+            if removed > 0 {
+                let _ = fs.write_file(&index_path, old_index.as_bytes());
+            }
+            return Err(e.into());
         }
         Ok(ForgetReport { path: full.clone(), index_lines_removed: removed })
     })();

@@ -214,3 +214,36 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
         }
     }
 }
+
+#[test]
+fn a_host_failure_during_extraction_rejects_that_operation_and_keeps_the_rest_unchanged() {
+    use memdir_core::extract::Target;
+    let runtime = ComponentRuntime::from_wasm(memdir_harness::CORE_WASM, None).unwrap();
+    for backend in ["component", "native"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(tmp.path()).unwrap();
+        std::fs::write(dir.join("MEMORY.md"), "- [Role](user_role.md) — old\n").unwrap();
+        std::fs::write(
+            dir.join("user_role.md"),
+            "---\nname: Role\ndescription: old\ntype: user\n---\nOld.\n",
+        )
+        .unwrap();
+        let before = snapshot(&dir);
+        let fs =
+            FailingWrites { inner: ConfinedFs::new().grant_write(&dir).unwrap(), fail_name: "MEMORY.md" };
+        let mut core: Box<dyn Core> =
+            if backend == "native" { Box::new(NativeCore::new(fs)) } else { Box::new(runtime.core(fs)) };
+        let reply = r#"{"operations": [
+            {"op": "update", "path": "user_role.md", "type": "user", "name": "Role", "description": "new", "body": "New."},
+            {"op": "create", "path": "user_tools.md", "type": "user", "name": "Tools", "description": "vim", "body": "Vim."},
+            {"op": "delete", "path": "user_role.md"}]}"#;
+        let target = Target { memory_dir: dir.to_str().unwrap(), now_ms: 0, utc_offset_minutes: 0 };
+        let (ops, _) = core.dream_apply(&target, reply).unwrap();
+        assert_eq!(ops.len(), 3);
+        for op in &ops {
+            let why = op.rejected.as_deref().unwrap_or_else(|| panic!("{backend}: {op:?} applied"));
+            assert!(why.contains("injected"), "{backend}: {why}");
+        }
+        assert_eq!(snapshot(&dir), before, "{backend}: the directory changed");
+    }
+}
