@@ -91,6 +91,19 @@ impl Context {
         (!value.is_empty()).then_some(value.as_str())
     }
 
+    /// The model a command that cannot work without one uses: `--llm`, else `$MEMDIR_LLM`.
+    /// `who` names the command in the message when there is none (or only `offline`).
+    pub fn model(&self, spec: Option<&str>, who: &str) -> Result<Box<dyn crate::llm::Model>, Failure> {
+        let spec = spec.or_else(|| self.var("MEMDIR_LLM"));
+        match spec.map(|s| crate::llm::from_spec(s, &self.env)) {
+            Some(Ok(Some(model))) => Ok(model),
+            Some(Err(e)) => Err(Failure::input(e)),
+            _ => Err(Failure::input(format!(
+                "{who} needs a model: pass --llm (command:, anthropic: or openai:)"
+            ))),
+        }
+    }
+
     /// The environment as the core should see it.
     pub fn env(&self) -> &[(String, String)] {
         &self.env

@@ -1,7 +1,10 @@
 //! Host-level tests: the component's interface, import refusal, traps, the compiled-component
 //! cache, host filesystem faults, and the scan's bounded I/O (R0.2, R5.1, R13.1, R13.3).
 
-use memdir_core::{DirEntry, FileHead, FileStat, Fs, FsError};
+mod common;
+
+use common::FaultyFs;
+use memdir_core::FsError;
 use memdir_harness::{ComponentRuntime, ConfinedFs, Core, Error, NativeCore, cache};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -135,67 +138,8 @@ fn the_cache_directory_follows_the_environment() {
     assert_eq!(cache::dir_from_env(&env(&[("HOME", "/h"), ("MEMDIR_CACHE_DIR", "")])), None);
 }
 
-/// Counts head reads and injects faults, around a real filesystem.
-struct Probe {
-    inner: ConfinedFs,
-    heads: Arc<AtomicUsize>,
-    fail_heads_containing: Option<&'static str>,
-    fail_dirs_containing: Option<&'static str>,
-}
-
-impl Fs for Probe {
-    fn list_dir(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
-        match self.fail_dirs_containing {
-            Some(bad) if path.contains(bad) => Err(FsError::PermissionDenied(path.into())),
-            _ => self.inner.list_dir(path),
-        }
-    }
-    fn read_head(&self, path: &str, max_lines: u32, max_bytes: u32) -> Result<FileHead, FsError> {
-        self.heads.fetch_add(1, Ordering::SeqCst);
-        match self.fail_heads_containing {
-            Some(bad) if path.contains(bad) => Err(FsError::Other(format!("{path}: I/O error (injected)"))),
-            _ => self.inner.read_head(path, max_lines, max_bytes),
-        }
-    }
-    fn stat(&self, path: &str) -> Result<FileStat, FsError> {
-        self.inner.stat(path)
-    }
-    fn real_path(&self, path: &str) -> Result<String, FsError> {
-        self.inner.real_path(path)
-    }
-    fn read_file(&self, path: &str, max_bytes: u64) -> Result<Vec<u8>, FsError> {
-        self.inner.read_file(path, max_bytes)
-    }
-    fn write_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
-        self.inner.write_file(path, data)
-    }
-    fn append_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
-        self.inner.append_file(path, data)
-    }
-    fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
-        self.inner.rename(from, to)
-    }
-    fn remove_file(&self, path: &str) -> Result<(), FsError> {
-        self.inner.remove_file(path)
-    }
-    fn create_dir_all(&self, path: &str) -> Result<(), FsError> {
-        self.inner.create_dir_all(path)
-    }
-    fn lock(&self, path: &str, timeout_ms: u32) -> Result<(), FsError> {
-        self.inner.lock(path, timeout_ms)
-    }
-    fn unlock(&self, path: &str) -> Result<(), FsError> {
-        self.inner.unlock(path)
-    }
-}
-
-fn probe(dir: &Path, heads: &Arc<AtomicUsize>) -> Probe {
-    Probe {
-        inner: ConfinedFs::new().grant_read(dir).unwrap(),
-        heads: heads.clone(),
-        fail_heads_containing: None,
-        fail_dirs_containing: None,
-    }
+fn probe(dir: &Path, heads: &Arc<AtomicUsize>) -> FaultyFs {
+    FaultyFs { heads: heads.clone(), ..FaultyFs::new(ConfinedFs::new().grant_read(dir).unwrap()) }
 }
 
 #[test]
@@ -234,7 +178,7 @@ fn host_filesystem_errors_become_diagnostics_and_lose_nothing() {
     write_memory(tmp.path(), "locked/project_x.md", 1_000);
     let dir = canonical(tmp.path());
     let heads = Arc::new(AtomicUsize::new(0));
-    let faulty = || Probe {
+    let faulty = || FaultyFs {
         fail_heads_containing: Some("broken"),
         fail_dirs_containing: Some("locked"),
         ..probe(tmp.path(), &heads)

@@ -2,8 +2,11 @@
 //! line, a killed writer leaves no partial file, and a host failure mid-save leaves the
 //! directory as it was — on both backends.
 
+mod common;
+
+use common::FaultyFs;
+use memdir_core::MemoryType;
 use memdir_core::writer::SaveRequest;
-use memdir_core::{DirEntry, FileHead, FileStat, Fs, FsError, MemoryType};
 use memdir_harness::{ComponentRuntime, ConfinedFs, Core, NativeCore};
 use std::path::Path;
 use std::process::{Child, Command};
@@ -95,54 +98,6 @@ fn a_writer_killed_mid_save_leaves_no_partial_memory() {
     }
 }
 
-/// A real filesystem that fails writes of one file name, to fail a save half-way.
-struct FailingWrites {
-    inner: ConfinedFs,
-    fail_name: &'static str,
-}
-
-impl Fs for FailingWrites {
-    fn list_dir(&self, path: &str) -> Result<Vec<DirEntry>, FsError> {
-        self.inner.list_dir(path)
-    }
-    fn read_head(&self, path: &str, max_lines: u32, max_bytes: u32) -> Result<FileHead, FsError> {
-        self.inner.read_head(path, max_lines, max_bytes)
-    }
-    fn stat(&self, path: &str) -> Result<FileStat, FsError> {
-        self.inner.stat(path)
-    }
-    fn real_path(&self, path: &str) -> Result<String, FsError> {
-        self.inner.real_path(path)
-    }
-    fn read_file(&self, path: &str, max_bytes: u64) -> Result<Vec<u8>, FsError> {
-        self.inner.read_file(path, max_bytes)
-    }
-    fn write_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
-        if path.ends_with(self.fail_name) {
-            return Err(FsError::Other(format!("{path}: no space left on device (injected)")));
-        }
-        self.inner.write_file(path, data)
-    }
-    fn append_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
-        self.inner.append_file(path, data)
-    }
-    fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
-        self.inner.rename(from, to)
-    }
-    fn remove_file(&self, path: &str) -> Result<(), FsError> {
-        self.inner.remove_file(path)
-    }
-    fn create_dir_all(&self, path: &str) -> Result<(), FsError> {
-        self.inner.create_dir_all(path)
-    }
-    fn lock(&self, path: &str, timeout_ms: u32) -> Result<(), FsError> {
-        self.inner.lock(path, timeout_ms)
-    }
-    fn unlock(&self, path: &str) -> Result<(), FsError> {
-        self.inner.unlock(path)
-    }
-}
-
 fn snapshot(dir: &Path) -> Vec<(String, String)> {
     let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
         .unwrap()
@@ -171,7 +126,10 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
             .unwrap();
             std::fs::write(dir.join("MEMORY.md"), "- [Role](user_role.md) — old\n").unwrap();
             let before = snapshot(&dir);
-            let fs = FailingWrites { inner: ConfinedFs::new().grant_write(&dir).unwrap(), fail_name };
+            let fs = FaultyFs {
+                fail_writes_ending: Some(fail_name),
+                ..FaultyFs::new(ConfinedFs::new().grant_write(&dir).unwrap())
+            };
             let mut core: Box<dyn Core> =
                 if backend == "native" { Box::new(NativeCore::new(fs)) } else { Box::new(runtime.core(fs)) };
             let dir_str = dir.to_str().unwrap();
@@ -229,8 +187,10 @@ fn a_host_failure_during_extraction_rejects_that_operation_and_keeps_the_rest_un
         )
         .unwrap();
         let before = snapshot(&dir);
-        let fs =
-            FailingWrites { inner: ConfinedFs::new().grant_write(&dir).unwrap(), fail_name: "MEMORY.md" };
+        let fs = FaultyFs {
+            fail_writes_ending: Some("MEMORY.md"),
+            ..FaultyFs::new(ConfinedFs::new().grant_write(&dir).unwrap())
+        };
         let mut core: Box<dyn Core> =
             if backend == "native" { Box::new(NativeCore::new(fs)) } else { Box::new(runtime.core(fs)) };
         let reply = r#"{"operations": [

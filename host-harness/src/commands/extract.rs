@@ -4,7 +4,6 @@
 
 use super::save::Target;
 use crate::cli::{Context, Failure, Outcome};
-use crate::llm;
 use memdir_core::extract::Input;
 use serde::Serialize;
 use std::io::Write;
@@ -58,16 +57,7 @@ struct Op<'a> {
 
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
-    let spec = args.llm.clone().or_else(|| ctx.var("MEMDIR_LLM").map(str::to_string));
-    let mut model = match spec.as_deref().map(|s| llm::from_spec(s, ctx.env())) {
-        Some(Ok(Some(model))) => model,
-        Some(Err(e)) => return Err(Failure::input(e)),
-        _ => {
-            return Err(Failure::input(
-                "extraction needs a model: pass --llm (command:, anthropic: or openai:)",
-            ));
-        }
-    };
+    let mut model = ctx.model(args.llm.as_deref(), "extraction")?;
     let text = std::fs::read_to_string(&args.transcript)
         .map_err(|e| Failure::input(format!("{}: {e}", args.transcript.display())))?;
     let conversation = match &args.conversation {

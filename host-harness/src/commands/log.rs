@@ -1,8 +1,7 @@
 //! `memdir log TEXT` and `memdir dream`: daily-log mode (R9.4).
 
 use super::save::Target;
-use crate::cli::{Context, Failure, Outcome};
-use crate::llm;
+use crate::cli::{Context, Outcome};
 use memdir_core::extract::Target as Destination;
 use std::io::{IsTerminal, Write};
 
@@ -55,16 +54,7 @@ pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Outcome {
 
 /// Runs `memdir dream`; on a terminal, progress goes to stderr.
 pub fn dream(ctx: &Context, args: DreamArgs, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
-    let spec = args.llm.clone().or_else(|| ctx.var("MEMDIR_LLM").map(str::to_string));
-    let mut model = match spec.as_deref().map(|s| llm::from_spec(s, ctx.env())) {
-        Some(Ok(Some(model))) => model,
-        Some(Err(e)) => return Err(Failure::input(e)),
-        _ => {
-            return Err(Failure::input(
-                "a dream needs a model: pass --llm (command:, anthropic: or openai:)",
-            ));
-        }
-    };
+    let mut model = ctx.model(args.llm.as_deref(), "a dream")?;
     let (dir, fs) = args.target.open(ctx)?;
     let target =
         Destination { memory_dir: &dir, now_ms: ctx.now_ms(), utc_offset_minutes: offset(args.utc_offset) };
