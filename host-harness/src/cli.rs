@@ -104,6 +104,11 @@ impl Context {
         }
     }
 
+    /// The user's UTC offset in minutes: `--utc-offset` when given, else this machine's.
+    pub fn utc_offset(&self, given: Option<i32>) -> i32 {
+        given.unwrap_or_else(|| chrono::Local::now().offset().local_minus_utc() / 60)
+    }
+
     /// The environment as the core should see it.
     pub fn env(&self) -> &[(String, String)] {
         &self.env

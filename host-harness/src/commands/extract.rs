@@ -89,9 +89,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         main_agent: !args.subagent,
         auto_memory: switches.auto_memory,
         now_ms: ctx.now_ms(),
-        utc_offset_minutes: args
-            .utc_offset
-            .unwrap_or_else(|| chrono::Local::now().offset().local_minus_utc() / 60),
+        utc_offset_minutes: ctx.utc_offset(args.utc_offset),
     };
     let report = crate::extraction::run(&mut *core, &input, &mut *model)?;
     std::fs::create_dir_all(cursor_file.parent().expect("has a parent"))?;

@@ -36,14 +36,10 @@ pub struct DreamArgs {
     pub json: bool,
 }
 
-fn offset(given: Option<i32>) -> i32 {
-    given.unwrap_or_else(|| chrono::Local::now().offset().local_minus_utc() / 60)
-}
-
 /// Runs `memdir log`.
 pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Outcome {
     let (dir, fs) = args.target.open(ctx)?;
-    let path = ctx.core(fs)?.log_append(&dir, &args.text, ctx.now_ms(), offset(args.utc_offset))?;
+    let path = ctx.core(fs)?.log_append(&dir, &args.text, ctx.now_ms(), ctx.utc_offset(args.utc_offset))?;
     if args.json {
         writeln!(out, "{}", serde_json::json!({ "path": path }))?;
     } else {
@@ -56,8 +52,11 @@ pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Outcome {
 pub fn dream(ctx: &Context, args: DreamArgs, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     let mut model = ctx.model(args.llm.as_deref(), "a dream")?;
     let (dir, fs) = args.target.open(ctx)?;
-    let target =
-        Destination { memory_dir: &dir, now_ms: ctx.now_ms(), utc_offset_minutes: offset(args.utc_offset) };
+    let target = Destination {
+        memory_dir: &dir,
+        now_ms: ctx.now_ms(),
+        utc_offset_minutes: ctx.utc_offset(args.utc_offset),
+    };
     let on_terminal = std::io::stderr().is_terminal();
     let mut progress = |done: usize, total: usize| {
         if on_terminal {

@@ -134,7 +134,7 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
     let (dir, fs) = args.target.open(ctx)?;
     let cwd = absolute(&args.target.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
     let (switches, _) = ctx.core(whole_tree()?)?.status(&cwd, ctx.env())?;
-    let utc_offset = args.utc_offset.unwrap_or_else(|| chrono::Local::now().offset().local_minus_utc() / 60);
+    let utc_offset = ctx.utc_offset(args.utc_offset);
     let request = SaveRequest {
         memory_dir: &dir,
         memory_type: args.memory_type,
