@@ -64,6 +64,8 @@ enum Command {
     Log(commands::log::LogArgs),
     /// Fold what is new in the daily logs into topic memories with a model (R9.4).
     Dream(commands::log::DreamArgs),
+    /// Serve the memory to MCP clients over stdio (Zed, Claude Code, Cursor, VS Code).
+    Mcp(commands::mcp::Args),
     /// Write a sample memory directory and show what an agent gets from it.
     Demo(commands::demo::Args),
     /// Time scan + manifest on generated directories: component, native core and Node.
@@ -80,7 +82,8 @@ fn parse_now(text: &str) -> Result<i64, String> {
 pub struct Context {
     env: Vec<(String, String)>,
     backend: Backend,
-    now_ms: i64,
+    /// `--now`, when given; else the clock is read each time.
+    now_ms: Option<i64>,
     runtime: OnceCell<ComponentRuntime>,
 }
 
@@ -114,9 +117,20 @@ impl Context {
         &self.env
     }
 
-    /// "Now" in ms since the epoch.
+    /// "Now" in ms since the epoch: `--now`, else the clock.
     pub fn now_ms(&self) -> i64 {
-        self.now_ms
+        self.now_ms.unwrap_or_else(|| chrono::Utc::now().timestamp_millis())
+    }
+
+    /// The same environment, backend and "now" with no component loaded yet, for a thread of
+    /// its own (a loaded runtime stays on the thread that loaded it).
+    pub fn fresh(&self) -> Context {
+        Context {
+            env: self.env.clone(),
+            backend: self.backend,
+            now_ms: self.now_ms,
+            runtime: OnceCell::new(),
+        }
     }
 
     /// A core on the chosen backend, with `fs` as its filesystem.
@@ -198,12 +212,7 @@ pub fn run(
             return status;
         }
     };
-    let ctx = Context {
-        env,
-        backend: cli.backend,
-        now_ms: cli.now.unwrap_or_else(|| chrono::Utc::now().timestamp_millis()),
-        runtime: OnceCell::new(),
-    };
+    let ctx = Context { env, backend: cli.backend, now_ms: cli.now, runtime: OnceCell::new() };
     let outcome = match cli.command {
         Command::Manifest(a) => commands::manifest::run(&ctx, a, out),
         Command::Scan(a) => commands::scan::run(&ctx, a, out),
@@ -219,6 +228,7 @@ pub fn run(
         Command::Extract(a) => commands::extract::run(&ctx, a, out),
         Command::Log(a) => commands::log::log(&ctx, a, out),
         Command::Dream(a) => commands::log::dream(&ctx, a, out, err),
+        Command::Mcp(a) => commands::mcp::run(&ctx, a),
         Command::Demo(a) => commands::demo::run(&ctx, a, out),
         Command::Bench(a) => commands::bench::run(&ctx, a, out, err),
     };

@@ -5,8 +5,9 @@ fn main() {
     let status = memdir_harness::cli::run(
         std::env::args(),
         env,
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
+        // Not locked for the whole run: `memdir mcp` writes stdout from its own threads.
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
     );
     std::process::exit(status);
 }

@@ -7,6 +7,7 @@ pub mod index;
 pub mod instructions;
 pub mod log;
 pub mod manifest;
+pub mod mcp;
 pub mod path;
 pub mod prompt;
 pub mod recall;

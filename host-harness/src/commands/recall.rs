@@ -4,6 +4,7 @@ use super::instructions::whole_tree;
 use super::session::{load_session, save_session};
 use crate::cli::{Context, Failure, Outcome, absolute};
 use crate::llm;
+use memdir_core::budget::Session;
 use memdir_core::recall::{Input, Skip};
 use serde::Serialize;
 use std::io::Write;
@@ -61,37 +62,75 @@ struct JsonAttachment<'a> {
     text: &'a str,
 }
 
-/// Runs the command.
-pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
-    let spec =
-        args.llm.clone().or_else(|| ctx.var("MEMDIR_LLM").map(str::to_string)).unwrap_or("offline".into());
-    let mut model = llm::from_spec(&spec, ctx.env()).map_err(Failure::input)?;
-    let mut session = load_session(args.session.as_deref())?;
-    let cwd = absolute(&args.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
+/// One recall request, whatever asked for it (this command or `memdir mcp`).
+pub struct Query<'a> {
+    /// The absolute working directory.
+    pub cwd: &'a str,
+    /// A memory directory to use instead of the working directory's.
+    pub memory_dir: Option<String>,
+    /// The user's request.
+    pub query: &'a str,
+    /// Tools the agent used recently.
+    pub recent_tools: &'a [String],
+    /// Files already in the context.
+    pub already_read: &'a [String],
+    /// The user said not to use memory.
+    pub ignore_memory: bool,
+}
+
+/// Runs one recall turn for `query` against `session`, with `model` or the offline selector.
+pub fn recall(
+    ctx: &Context,
+    query: &Query<'_>,
+    session: &mut Session,
+    model: Option<&mut dyn llm::Model>,
+) -> Result<crate::recall::Report, Failure> {
     let mut core = ctx.core(whole_tree()?)?;
-    let (switches, location) = core.status(&cwd, ctx.env())?;
-    let memory_dir = match &args.memory_dir {
-        Some(dir) => absolute(dir)?,
-        None => location.memory_dir,
-    };
+    let (switches, location) = core.status(query.cwd, ctx.env())?;
+    let memory_dir = query.memory_dir.clone().unwrap_or(location.memory_dir);
     let input = Input {
         memory_dir: &memory_dir,
-        query: &args.query,
-        recent_tools: &args.recent_tool,
-        already_read: &args.read,
+        query: query.query,
+        recent_tools: query.recent_tools,
+        already_read: query.already_read,
         auto_memory: switches.auto_memory,
-        ignore_memory: args.ignore_memory,
+        ignore_memory: query.ignore_memory,
         now_ms: ctx.now_ms(),
     };
     let selector = model.as_ref().map_or_else(|| "offline".to_string(), |m| m.label());
-    let model = model.as_deref_mut().map(|m| m as &mut dyn llm::Model);
-    let report = match crate::recall::recall(&mut *core, &input, &mut session, model) {
+    match crate::recall::recall(&mut *core, &input, session, model) {
         // A memory directory that does not exist yet simply has nothing to recall.
         Err(crate::Error::Core(memdir_core::Error::Fs(memdir_core::FsError::NotFound(_)))) => {
-            crate::recall::Report { skipped: Some(Skip::NoMemories), selector, outcome: Default::default() }
+            Ok(crate::recall::Report {
+                skipped: Some(Skip::NoMemories),
+                selector,
+                outcome: Default::default(),
+            })
         }
-        other => other?,
+        other => Ok(other?),
+    }
+}
+
+/// The model recall uses: `--llm`, else `$MEMDIR_LLM`, else none (the offline selector).
+pub fn recall_model(ctx: &Context, spec: Option<&str>) -> Result<Option<Box<dyn llm::Model>>, Failure> {
+    let spec = spec.or_else(|| ctx.var("MEMDIR_LLM")).unwrap_or("offline");
+    llm::from_spec(spec, ctx.env()).map_err(Failure::input)
+}
+
+/// Runs the command.
+pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    let mut model = recall_model(ctx, args.llm.as_deref())?;
+    let mut session = load_session(args.session.as_deref())?;
+    let cwd = absolute(&args.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
+    let query = Query {
+        cwd: &cwd,
+        memory_dir: args.memory_dir.as_deref().map(absolute).transpose()?,
+        query: &args.query,
+        recent_tools: &args.recent_tool,
+        already_read: &args.read,
+        ignore_memory: args.ignore_memory,
     };
+    let report = recall(ctx, &query, &mut session, model.as_deref_mut().map(|m| m as &mut dyn llm::Model))?;
     if let Some(path) = &args.session {
         save_session(path, &session)?;
     }

@@ -1,0 +1,206 @@
+//! `memdir mcp`: the memory as a Model Context Protocol server over stdio, on the official Rust
+//! SDK (rmcp). Zed's agent, Claude Code, Cursor and VS Code all speak it.
+//!
+//! The core is synchronous and a loaded component stays on the thread that loaded it, so one
+//! worker thread owns the memory ([`Memory`]); the protocol handlers send it jobs and await the
+//! answers. A stdio connection is one process, so the recall session (budgets, what was already
+//! surfaced) lives as long as the connection.
+//!
+//! Every path comes from `--cwd`, fixed at start: no argument a client sends names a directory,
+//! and writes go through a filesystem that grants the memory directory alone.
+
+mod tools;
+
+use super::save::Target;
+use crate::cli::{Context, Failure, Outcome, absolute};
+use crate::llm::Model;
+use memdir_core::budget::Session;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResourceContents, Role, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use std::path::PathBuf;
+use std::sync::mpsc;
+
+/// Arguments of `memdir mcp`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The working directory whose memory to serve (default: the current one). Clients start
+    /// the server with the project they have open.
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// The model recall uses: offline, command:CMD, anthropic:MODEL or openai:MODEL (default:
+    /// $MEMDIR_LLM, else offline).
+    #[arg(long)]
+    pub llm: Option<String>,
+}
+
+/// Runs the server until the client closes the connection.
+pub fn run(ctx: &Context, args: Args) -> Outcome {
+    let cwd = absolute(&args.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
+    if !std::path::Path::new(&cwd).is_dir() {
+        return Err(Failure::input(format!("{cwd}: no such directory")));
+    }
+    // Checked now, so a bad spec fails at start rather than on the first recall.
+    super::recall::recall_model(ctx, args.llm.as_deref())?;
+    let (jobs, inbox) = mpsc::channel::<Job>();
+    let worker_ctx = ctx.fresh();
+    let spec = args.llm.clone();
+    let worker = std::thread::Builder::new().name("memdir-core".into()).spawn(move || {
+        let model = super::recall::recall_model(&worker_ctx, spec.as_deref()).ok().flatten();
+        let mut memory = Memory { ctx: worker_ctx, cwd, session: Session::new(), model };
+        for job in inbox {
+            job(&mut memory);
+        }
+    })?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let served = runtime.block_on(async move {
+        let service = Server { jobs }.serve(rmcp::transport::stdio()).await?;
+        service.waiting().await.map_err(|e| std::io::Error::other(e.to_string()))?;
+        Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    });
+    // The handlers held the only sender; with them gone the worker's loop ends.
+    drop(runtime);
+    let _ = worker.join();
+    served.map_err(|e| Failure { status: 1, message: format!("mcp: {e}") })
+}
+
+type Job = Box<dyn FnOnce(&mut Memory) + Send>;
+
+/// What the worker thread owns: the context (with its loaded component), the working
+/// directory, the connection's recall session and the model.
+struct Memory {
+    ctx: Context,
+    cwd: String,
+    session: Session,
+    model: Option<Box<dyn Model>>,
+}
+
+impl Memory {
+    /// The memory directory, created when missing, and a filesystem granting it alone.
+    fn open_for_writing(&self) -> Result<(String, crate::ConfinedFs), Failure> {
+        Target { cwd: Some(PathBuf::from(&self.cwd)), memory_dir: None }.open(&self.ctx)
+    }
+
+    /// The memory directory of the working directory, whether or not it exists yet.
+    fn memory_dir(&self) -> Result<String, Failure> {
+        let mut core = self.ctx.core(super::instructions::whole_tree()?)?;
+        Ok(core.locate(&self.cwd, self.ctx.env())?.memory_dir)
+    }
+}
+
+/// The protocol side: answers MCP requests by sending jobs to the worker.
+struct Server {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Server {
+    /// Runs `job` on the worker and waits for its answer.
+    async fn on_worker<R: Send + 'static>(
+        &self,
+        job: impl FnOnce(&mut Memory) -> R + Send + 'static,
+    ) -> Result<R, McpError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.jobs
+            .send(Box::new(move |memory| {
+                let _ = tx.send(job(memory));
+            }))
+            .map_err(|_| McpError::internal_error("the memory worker has stopped", None))?;
+        rx.await.map_err(|_| McpError::internal_error("the memory worker stopped mid-request", None))
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().build(),
+        )
+        .with_server_info(
+            Implementation::new("memdir", env!("CARGO_PKG_VERSION"))
+                .with_title("memdir")
+                .with_description("Persistent, file-based memory for AI coding agents"),
+        )
+        .with_instructions(tools::INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(tools::list()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let call = tools::Call::parse(&request.name, request.arguments.unwrap_or_default())?;
+        let result = self.on_worker(move |memory| call.run(memory)).await?;
+        Ok(match result {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            // The tool ran and refused (a secret in the body, a missing "Why:"): the model reads
+            // the reason and can try again, so this is a tool result, not a protocol error.
+            Err(failure) => CallToolResult::error(vec![ContentBlock::text(failure.message)]),
+        }
+        .into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let listed = self.on_worker(tools::resources).await?;
+        listed.map(ListResourcesResult::with_all_items).map_err(|f| McpError::internal_error(f.message, None))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let uri = request.uri;
+        let path = tools::resource_path(&uri)?;
+        let text = self.on_worker(move |memory| tools::read_resource(memory, &path)).await??;
+        let contents = ResourceContents::text(text, uri).with_mime_type("text/markdown");
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
+            tools::PROMPT_NAME,
+            Some(tools::PROMPT_DESCRIPTION),
+            None,
+        )]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        if request.name != tools::PROMPT_NAME {
+            return Err(McpError::invalid_params(
+                format!("no prompt named {:?}: the one prompt is {:?}", request.name, tools::PROMPT_NAME),
+                None,
+            ));
+        }
+        let text = self
+            .on_worker(tools::system_prompt)
+            .await?
+            .map_err(|f| McpError::internal_error(f.message, None))?;
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+            .with_description(tools::PROMPT_DESCRIPTION)
+            .into())
+    }
+}

@@ -1,0 +1,538 @@
+//! What `memdir mcp` offers: the tools (their schemas and descriptions are written for a model),
+//! the memories as resources, and the memory part of the system prompt as a prompt.
+
+use super::Memory;
+use crate::cli::commands::instructions::whole_tree;
+use crate::cli::commands::recall::{Query, recall};
+use crate::cli::{Failure, read_root};
+use memdir_core::prompt::Options;
+use memdir_core::scan::INDEX_FILE;
+use memdir_core::writer::{SaveRequest, Scope};
+use memdir_core::{Fs, MemoryType};
+use rmcp::ErrorData as McpError;
+use rmcp::handler::server::common::schema_for_input;
+use rmcp::model::{JsonObject, Resource, Tool, ToolAnnotations};
+use rmcp::schemars::JsonSchema;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+/// What the server tells a client about itself at the handshake.
+pub const INSTRUCTIONS: &str = "memdir is this project's persistent memory, shared with the \
+user's other agents and editors. At the start of a task call memory_index to see what is \
+remembered; call memory_recall with the user's request to get the memories worth reading in \
+full. When the user tells you who they are, corrects you or confirms an approach, decides \
+something about the project, or points you to where something lives, call memory_save. Call \
+memory_forget when a memory turns out to be wrong. Verify a memory against the code before \
+acting on it: it is a note from the past.";
+
+/// The one prompt: the memory part of the system prompt.
+pub const PROMPT_NAME: &str = "memory";
+/// Its description.
+pub const PROMPT_DESCRIPTION: &str = "The memory part of the system prompt for this project: \
+how to use and save memories, then MEMORY.md as loaded.";
+
+const INDEX: &str = "memory_index";
+const RECALL: &str = "memory_recall";
+const SAVE: &str = "memory_save";
+const FORGET: &str = "memory_forget";
+const LIST: &str = "memory_list";
+const LOG: &str = "memory_log";
+const INSTRUCTIONS_TOOL: &str = "memory_instructions";
+
+/// Tools that take no arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct NoArgs {}
+
+/// `memory_recall`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct RecallArgs {
+    /// The user's request, in their words. Memories relevant to it are returned in full.
+    pub query: String,
+    /// Tools you used in the last few turns (e.g. "Bash", "cargo"): memories that only explain
+    /// how to use them are left out, warnings about them are kept.
+    #[serde(default)]
+    pub recent_tools: Vec<String>,
+    /// Memory files already in your context (the paths earlier recalls showed): not sent again.
+    #[serde(default)]
+    pub already_read: Vec<String>,
+}
+
+/// The four memory types.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(crate = "rmcp::schemars")]
+pub enum TypeArg {
+    /// Who the user is: role, expertise, preferences.
+    User,
+    /// How the user wants work done: a correction or a confirmed approach.
+    Feedback,
+    /// What the work is in the middle of: goals, decisions, deadlines (absolute dates).
+    Project,
+    /// Where things live outside the code: dashboards, tickets, documents.
+    Reference,
+}
+
+/// Private or shared.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(crate = "rmcp::schemars")]
+pub enum ScopeArg {
+    /// Only this user's memory.
+    Private,
+    /// The team's shared memory (when team memory is on).
+    Team,
+}
+
+/// `memory_save`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct SaveArgs {
+    /// user, feedback, project or reference.
+    #[serde(rename = "type")]
+    pub memory_type: TypeArg,
+    /// A short title, e.g. "Integration tests use a real database".
+    pub name: String,
+    /// One line saying when this memory is relevant; recall matches requests against it.
+    pub description: String,
+    /// The memory itself. For feedback and project memories: the rule or fact, then a line
+    /// starting "**Why:**" and a line starting "**How to apply:**". Write dates as YYYY-MM-DD;
+    /// never include secrets.
+    pub body: String,
+    /// A few words naming the file (`{type}_{topic}.md`); saving the same topic again updates it.
+    /// Made from the name when absent.
+    #[serde(default)]
+    pub topic: Option<String>,
+    /// private or team; by default user and feedback memories are private, project and
+    /// reference memories go to the team when team memory is on.
+    #[serde(default)]
+    pub scope: Option<ScopeArg>,
+}
+
+/// `memory_forget`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct ForgetArgs {
+    /// The memory file, relative to the memory directory, as memory_list or memory_index show it
+    /// (e.g. "feedback_testing.md" or "team/project_release.md").
+    pub path: String,
+}
+
+/// `memory_log`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct LogArgs {
+    /// What to remember, as one short entry; a later dream folds the day's entries into memories.
+    pub text: String,
+}
+
+/// `memory_instructions`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct InstructionsArgs {
+    /// Files the work touches, relative to the project: rules whose `paths:` match them apply.
+    #[serde(default)]
+    pub touching: Vec<String>,
+}
+
+fn tool<T: JsonSchema + 'static>(name: &'static str, title: &str, description: &'static str) -> Tool {
+    Tool::new(name, description, JsonObject::new()).with_title(title).with_input_schema::<T>()
+}
+
+/// The tools, as `tools/list` shows them.
+pub fn list() -> Vec<Tool> {
+    let read_only = ToolAnnotations::new().read_only(true).destructive(false).open_world(false);
+    let writes =
+        |destructive| ToolAnnotations::new().read_only(false).destructive(destructive).open_world(false);
+    vec![
+        tool::<NoArgs>(
+            INDEX,
+            "Show the memory index",
+            "Returns MEMORY.md, the index of this project's memories (one line each: title, file, \
+             what it is for), exactly as it is loaded into a prompt, with a warning when it was cut. \
+             Call it at the start of a task.",
+        )
+        .with_annotations(read_only.clone()),
+        tool::<RecallArgs>(
+            RECALL,
+            "Recall memories",
+            "Given the user's request, returns the full text of the (at most five) memories worth \
+             reading for it, each with how old it is. Memories already returned in this \
+             conversation are not repeated, and a budget keeps the total small; an empty answer \
+             means nothing relevant (or nothing new).",
+        )
+        .with_annotations(read_only.clone()),
+        tool::<SaveArgs>(
+            SAVE,
+            "Save a memory",
+            "Saves one memory and its MEMORY.md line in one step; saving the same type and topic \
+             again updates it. Save what a future conversation needs and cannot read from the \
+             code: who the user is, how they want work done (corrections and confirmed approaches), \
+             what the project is doing and why, where things live. Do not save code structure, \
+             git history, secrets or what is already in CLAUDE.md. The answer names the file; a \
+             refusal says what to change.",
+        )
+        .with_annotations(writes(false)),
+        tool::<ForgetArgs>(
+            FORGET,
+            "Forget a memory",
+            "Deletes one memory file and its MEMORY.md line. Use it when a memory is wrong or no \
+             longer true (to change one, save it again instead).",
+        )
+        .with_annotations(writes(true)),
+        tool::<NoArgs>(
+            LIST,
+            "List memories",
+            "Lists every memory file, newest first: type, path, age and description. Use it to find \
+             a memory's path, or when MEMORY.md seems incomplete.",
+        )
+        .with_annotations(read_only.clone()),
+        tool::<LogArgs>(
+            LOG,
+            "Log to today's memory log",
+            "In daily-log mode, appends one entry to today's log instead of saving a memory; a \
+             later dream turns the logs into memories. Outside daily-log mode it refuses: use \
+             memory_save.",
+        )
+        .with_annotations(writes(false)),
+        tool::<InstructionsArgs>(
+            INSTRUCTIONS_TOOL,
+            "Show the instruction files",
+            "Returns the project's instruction files (CLAUDE.md and rules, from the managed and \
+             user ones down to the project's) in load order, as a prompt would contain them.",
+        )
+        .with_annotations(read_only),
+    ]
+}
+
+/// A tool call whose arguments have been checked.
+pub enum Call {
+    Index,
+    Recall(RecallArgs),
+    Save(SaveArgs),
+    Forget(ForgetArgs),
+    List,
+    Log(LogArgs),
+    Instructions(InstructionsArgs),
+}
+
+impl Call {
+    /// Checks a `tools/call`: an unknown tool or arguments that do not fit the schema are a
+    /// protocol error that says what to send.
+    pub fn parse(name: &str, args: JsonObject) -> Result<Call, McpError> {
+        Ok(match name {
+            INDEX => parse::<NoArgs>(name, args).map(|_| Call::Index)?,
+            RECALL => Call::Recall(parse(name, args)?),
+            SAVE => Call::Save(parse(name, args)?),
+            FORGET => Call::Forget(parse(name, args)?),
+            LIST => parse::<NoArgs>(name, args).map(|_| Call::List)?,
+            LOG => Call::Log(parse(name, args)?),
+            INSTRUCTIONS_TOOL => Call::Instructions(parse(name, args)?),
+            _ => {
+                let names: Vec<_> = list().into_iter().map(|t| t.name).collect();
+                return Err(McpError::invalid_params(
+                    format!("no tool named {name:?}; the tools are {}", names.join(", ")),
+                    None,
+                ));
+            }
+        })
+    }
+
+    /// Runs the call on the worker; the text is the tool's answer, a failure its refusal.
+    pub fn run(self, memory: &mut Memory) -> Result<String, Failure> {
+        match self {
+            Call::Index => index(memory),
+            Call::Recall(args) => recall_tool(memory, args),
+            Call::Save(args) => save(memory, args),
+            Call::Forget(args) => {
+                let (dir, fs) = memory.open_for_writing()?;
+                let report = memory.ctx.core(fs)?.forget(&dir, &args.path)?;
+                Ok(format!(
+                    "forgot {} ({} MEMORY.md line(s) removed)",
+                    report.path, report.index_lines_removed
+                ))
+            }
+            Call::List => list_memories(memory),
+            Call::Log(args) => log(memory, args),
+            Call::Instructions(args) => instructions(memory, args),
+        }
+    }
+}
+
+fn parse<T: DeserializeOwned + JsonSchema + 'static>(tool: &str, args: JsonObject) -> Result<T, McpError> {
+    serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| {
+        let schema = schema_for_input::<T>().ok();
+        let expected = schema.as_deref().map(describe).unwrap_or_default();
+        McpError::invalid_params(
+            format!("invalid arguments for {tool}: {e}. Send {expected}"),
+            schema.map(|s| serde_json::json!({ "inputSchema": *s })),
+        )
+    })
+}
+
+/// "an object with query (string, required), recent_tools (array)" from an input schema.
+fn describe(schema: &JsonObject) -> String {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(|r| r.as_array())
+        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    let props = schema.get("properties").and_then(|p| p.as_object());
+    let fields: Vec<String> = props
+        .into_iter()
+        .flatten()
+        .map(|(name, prop)| {
+            let needed = if required.contains(&name.as_str()) { ", required" } else { "" };
+            format!("{name} ({}{needed})", kind(schema, prop))
+        })
+        .collect();
+    if fields.is_empty() {
+        "an empty object {}".into()
+    } else {
+        format!("an object with {}", fields.join(", "))
+    }
+}
+
+/// A property's type in a few characters: `string`, `array`, or an enum's values `a|b|c`.
+fn kind(schema: &JsonObject, prop: &serde_json::Value) -> String {
+    // Enums are `$ref`s into `$defs`, wrapped in `anyOf` with null when optional.
+    let target = |p: &serde_json::Value| {
+        let name = p.get("$ref")?.as_str()?.rsplit('/').next()?;
+        schema.get("$defs")?.get(name).cloned()
+    };
+    let variants =
+        prop.get("anyOf").and_then(|a| a.as_array()).cloned().unwrap_or_else(|| vec![prop.clone()]);
+    for variant in &variants {
+        let resolved = target(variant).unwrap_or_else(|| variant.clone());
+        let consts: Vec<&str> = resolved
+            .get("oneOf")
+            .and_then(|o| o.as_array())
+            .map(|o| o.iter().filter_map(|v| v.get("const")?.as_str()).collect())
+            .or_else(|| {
+                resolved
+                    .get("enum")
+                    .and_then(|e| e.as_array())
+                    .map(|e| e.iter().filter_map(|v| v.as_str()).collect())
+            })
+            .unwrap_or_default();
+        if !consts.is_empty() {
+            return consts.join("|");
+        }
+    }
+    match prop.get("type") {
+        Some(serde_json::Value::String(t)) => t.clone(),
+        Some(serde_json::Value::Array(types)) => {
+            types.iter().filter_map(|t| t.as_str()).find(|t| *t != "null").unwrap_or("null").to_string()
+        }
+        _ => "value".into(),
+    }
+}
+
+fn index(memory: &Memory) -> Result<String, Failure> {
+    let dir = memory.memory_dir()?;
+    if !std::path::Path::new(&dir).is_dir() {
+        return Ok("No memories yet: MEMORY.md does not exist.".into());
+    }
+    let loaded =
+        memory.ctx.core(read_root(dir.as_ref())?)?.load_index(&memdir_core::fs::join(&dir, INDEX_FILE))?;
+    let mut text = if loaded.text.is_empty() {
+        "MEMORY.md is empty: nothing saved yet.".to_string()
+    } else {
+        loaded.text
+    };
+    if let Some(warning) = loaded.warning {
+        text = format!("{text}\n\n{warning}");
+    }
+    Ok(text)
+}
+
+fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<String, Failure> {
+    let query = Query {
+        cwd: &memory.cwd,
+        memory_dir: None,
+        query: &args.query,
+        recent_tools: &args.recent_tools,
+        already_read: &args.already_read,
+        ignore_memory: false,
+    };
+    let model = memory.model.as_deref_mut().map(|m| m as &mut dyn crate::llm::Model);
+    let report = recall(&memory.ctx, &query, &mut memory.session, model)?;
+    let mut parts: Vec<String> = report.outcome.attachments.iter().map(|a| a.text.clone()).collect();
+    if let Some(skip) = report.skipped {
+        parts.push(format!("Nothing recalled ({}).", skip.as_str()));
+    } else if parts.is_empty() {
+        parts.push("No memory is relevant to this request (or the relevant ones were already shown).".into());
+    }
+    parts.extend(report.outcome.diagnostics.iter().map(|d| format!("note: {d}")));
+    Ok(parts.join("\n\n"))
+}
+
+fn save(memory: &Memory, args: SaveArgs) -> Result<String, Failure> {
+    let (dir, fs) = memory.open_for_writing()?;
+    let ctx = &memory.ctx;
+    let (switches, _) = ctx.core(whole_tree()?)?.status(&memory.cwd, ctx.env())?;
+    let memory_type = match args.memory_type {
+        TypeArg::User => MemoryType::User,
+        TypeArg::Feedback => MemoryType::Feedback,
+        TypeArg::Project => MemoryType::Project,
+        TypeArg::Reference => MemoryType::Reference,
+    };
+    let request = SaveRequest {
+        memory_dir: &dir,
+        memory_type,
+        name: &args.name,
+        description: &args.description,
+        topic: args.topic.as_deref(),
+        body: &args.body,
+        now_ms: ctx.now_ms(),
+        utc_offset_minutes: ctx.utc_offset(None),
+        scope: args.scope.map(|s| match s {
+            ScopeArg::Private => Scope::Private,
+            ScopeArg::Team => Scope::Team,
+        }),
+        team_memory: switches.team_memory,
+    };
+    let report = ctx.core(fs)?.save(&request)?;
+    let mut text = format!(
+        "{} {}\nMEMORY.md: {}",
+        if report.created { "saved" } else { "updated" },
+        report.path,
+        report.index_line
+    );
+    for c in &report.conversions {
+        text.push_str(&format!("\ndate: \"{}\" written as {}", c.from, c.to));
+    }
+    Ok(text)
+}
+
+fn list_memories(memory: &Memory) -> Result<String, Failure> {
+    let dir = memory.memory_dir()?;
+    if !std::path::Path::new(&dir).is_dir() {
+        return Ok("No memories yet.".into());
+    }
+    let mut core = memory.ctx.core(read_root(dir.as_ref())?)?;
+    let report = core.scan(&dir)?;
+    if report.headers.is_empty() {
+        return Ok("No memories yet.".into());
+    }
+    Ok(core.manifest(&report.headers)?)
+}
+
+fn log(memory: &Memory, args: LogArgs) -> Result<String, Failure> {
+    let ctx = &memory.ctx;
+    let (switches, _) = ctx.core(whole_tree()?)?.status(&memory.cwd, ctx.env())?;
+    if !switches.daily_log {
+        return Err(Failure::input(
+            "daily-log mode is off for this project (MEMDIR_DAILY_LOG or dailyLogEnabled turns it on): \
+             save the memory with memory_save instead",
+        ));
+    }
+    let (dir, fs) = memory.open_for_writing()?;
+    let path = ctx.core(fs)?.log_append(&dir, &args.text, ctx.now_ms(), ctx.utc_offset(None))?;
+    Ok(format!("logged to {path}"))
+}
+
+fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<String, Failure> {
+    let cwd = std::path::Path::new(&memory.cwd);
+    let touching: Vec<String> =
+        args.touching.iter().map(|t| crate::cli::absolute(&cwd.join(t))).collect::<Result<_, _>>()?;
+    let request = memdir_core::instructions::Request {
+        cwd: &memory.cwd,
+        env: memory.ctx.env(),
+        touching: &touching,
+        add_dirs: &[],
+    };
+    let loaded = memory.ctx.core(whole_tree()?)?.load_instructions(&request)?;
+    if loaded.files.is_empty() {
+        return Ok("No instruction files apply here.".into());
+    }
+    Ok(loaded.files.iter().map(memdir_core::prompt::render_file).collect())
+}
+
+/// The memory part of the system prompt, with the MEMORY.md step.
+pub fn system_prompt(memory: &mut Memory) -> Result<String, Failure> {
+    let request = memdir_core::instructions::Request {
+        cwd: &memory.cwd,
+        env: memory.ctx.env(),
+        touching: &[],
+        add_dirs: &[],
+    };
+    Ok(memory
+        .ctx
+        .core(whole_tree()?)?
+        .prompt(&request, Options { index_step: true, ignore_memory: false })?)
+}
+
+const SCHEME: &str = "memdir://memory/";
+
+/// Every memory (and MEMORY.md) as a resource, `memdir://memory/<path>`.
+pub fn resources(memory: &mut Memory) -> Result<Vec<Resource>, Failure> {
+    let dir = memory.memory_dir()?;
+    if !std::path::Path::new(&dir).is_dir() {
+        return Ok(Vec::new());
+    }
+    let report = memory.ctx.core(read_root(dir.as_ref())?)?.scan(&dir)?;
+    let index = Resource::new(format!("{SCHEME}{INDEX_FILE}"), INDEX_FILE)
+        .with_description("The index of this project's memories, one line each")
+        .with_mime_type("text/markdown");
+    let memories = report.headers.into_iter().map(|h| {
+        let resource = Resource::new(format!("{SCHEME}{}", h.path), h.name.unwrap_or_else(|| h.path.clone()))
+            .with_mime_type("text/markdown");
+        match h.description {
+            Some(d) => resource.with_description(d),
+            None => resource,
+        }
+    });
+    Ok(std::iter::once(index).chain(memories).collect())
+}
+
+/// The memory path a resource URI names; anything else is a protocol error.
+pub fn resource_path(uri: &str) -> Result<String, McpError> {
+    let not_ours = || {
+        McpError::invalid_params(
+            format!(
+                "{uri:?} is not a memory: memdir resources are {SCHEME}<path> as resources/list shows them"
+            ),
+            None,
+        )
+    };
+    let path = uri.strip_prefix(SCHEME).ok_or_else(not_ours)?;
+    let bad = path.is_empty()
+        || !path.ends_with(".md")
+        || path.split('/').any(|part| part.is_empty() || part == "." || part == "..")
+        || path.contains(['\\', '\0', '%']);
+    if bad { Err(not_ours()) } else { Ok(path.to_string()) }
+}
+
+/// A memory's text. Only files the scan lists (and MEMORY.md) are served, through a filesystem
+/// that grants the memory directory alone, so a symlink cannot lead out.
+pub fn read_resource(memory: &mut Memory, path: &str) -> Result<String, McpError> {
+    const MAX_BYTES: u64 = 1 << 20;
+    let internal = |f: Failure| McpError::internal_error(f.message, None);
+    let dir = memory.memory_dir().map_err(internal)?;
+    let missing = || McpError::resource_not_found(format!("no memory at {SCHEME}{path}"), None);
+    if !std::path::Path::new(&dir).is_dir() {
+        return Err(missing());
+    }
+    let fs = read_root(dir.as_ref()).map_err(internal)?;
+    if path != INDEX_FILE {
+        let listed = memory
+            .ctx
+            .core(read_root(dir.as_ref()).map_err(internal)?)
+            .map_err(|e| internal(e.into()))?
+            .scan(&dir);
+        let listed = listed.map_err(|e| internal(e.into()))?;
+        if !listed.headers.iter().any(|h| h.path == path) {
+            return Err(missing());
+        }
+    }
+    let bytes = fs.read_file(&memdir_core::fs::join(&dir, path), MAX_BYTES).map_err(|_| missing())?;
+    String::from_utf8(bytes).map_err(|_| McpError::internal_error(format!("{path} is not UTF-8 text"), None))
+}

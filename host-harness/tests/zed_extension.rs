@@ -1,0 +1,300 @@
+//! The Zed extension (`extension/zed/`), built for `wasm32-wasip2` and loaded headless in
+//! wasmtime against the WIT that `zed_extension_api` 0.7 ships (world `zed:extension`,
+//! `since_v0.6.0`). The host here plays Zed's part: it answers `get-settings` with a scenario's
+//! settings, runs `process:exec` commands for real but only those `extension.toml` grants, and
+//! traps on every other import. Each scenario checks the command, arguments and environment
+//! the extension returns; the last one starts that command and talks MCP to it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use wasmtime::component::{Component, Linker, Resource, ResourceAny, ResourceTable, ResourceType, Val};
+use wasmtime::{Engine, Store};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the repository").to_path_buf()
+}
+
+/// Builds the extension once per test run, in its own target directory (cargo is running us).
+fn extension_wasm() -> &'static Path {
+    static WASM: OnceLock<PathBuf> = OnceLock::new();
+    WASM.get_or_init(|| {
+        let target_dir = repo().join("target/zed-extension");
+        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .current_dir(repo())
+            .args(["build", "--locked", "--release", "-p", "memdir-zed", "--target", "wasm32-wasip2"])
+            .arg("--target-dir")
+            .arg(&target_dir)
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "the Zed extension builds for wasm32-wasip2");
+        target_dir.join("wasm32-wasip2/release/memdir_zed.wasm")
+    })
+}
+
+/// What Zed would know: the user's settings for the server, the PATH it runs commands with,
+/// and whether it grants the extension's `process:exec` capability.
+struct Zed {
+    settings: serde_json::Value,
+    path: String,
+    grant_exec: bool,
+    wasi: WasiCtx,
+    table: ResourceTable,
+}
+
+impl WasiView for Zed {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+struct Project;
+
+/// The `process:exec` capability `extension.toml` declares, read from the manifest itself.
+fn granted_exec() -> (String, Vec<String>) {
+    let manifest = std::fs::read_to_string(repo().join("extension/zed/extension.toml")).unwrap();
+    let value = |key: &str| {
+        let line = manifest.lines().find(|l| l.starts_with(&format!("{key} = "))).unwrap();
+        line.split_once(" = ").unwrap().1.to_string()
+    };
+    let command: String = serde_json::from_str(&value("command")).unwrap();
+    let args: Vec<String> = serde_json::from_str(&value("args")).unwrap();
+    (command, args)
+}
+
+fn string(v: &Val) -> String {
+    match v {
+        Val::String(s) => s.clone(),
+        other => panic!("expected a string, got {other:?}"),
+    }
+}
+
+fn field<'a>(record: &'a Val, name: &str) -> &'a Val {
+    match record {
+        Val::Record(fields) => &fields.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no {name}")).1,
+        other => panic!("expected a record, got {other:?}"),
+    }
+}
+
+/// Zed's side of the imports the extension uses; every other import traps.
+fn linker(engine: &Engine, component: &Component) -> Linker<Zed> {
+    let mut linker = Linker::<Zed>::new(engine);
+    wasmtime_wasi::p2::add_to_linker_sync(&mut linker).unwrap();
+    let mut root = linker.root();
+    root.resource("project", ResourceType::host::<Project>(), |_, _| Ok(())).unwrap();
+    root.func_wrap("[method]project.worktree-ids", |_, (_,): (Resource<Project>,)| Ok((vec![7u64],))).unwrap();
+    root.func_new("get-settings", |store, _, params, results| {
+        let category = string(&params[1]);
+        let key = match &params[2] {
+            Val::Option(Some(k)) => string(k),
+            _ => String::new(),
+        };
+        let answer = if category == "context_servers" && key == "memdir" {
+            Ok(serde_json::json!({ "settings": store.data().settings }).to_string())
+        } else {
+            Err(format!("no settings {category}.{key}"))
+        };
+        results[0] = Val::Result(answer.map(|s| Some(Box::new(Val::String(s)))).map_err(|e| Some(Box::new(Val::String(e)))));
+        Ok(())
+    })
+    .unwrap();
+    let mut process = linker.instance("zed:extension/process").unwrap();
+    process
+        .func_new("run-command", |store, _, params, results| {
+            let command = string(field(&params[0], "command"));
+            let args: Vec<String> = match field(&params[0], "args") {
+                Val::List(items) => items.iter().map(string).collect(),
+                other => panic!("args: {other:?}"),
+            };
+            let (granted_command, granted_args) = granted_exec();
+            let answer = if !store.data().grant_exec || command != granted_command || args != granted_args {
+                Err(Val::String(format!("capability process:exec {command} {args:?} was not granted")))
+            } else {
+                let output = Command::new(&command).args(&args).env_clear().env("PATH", &store.data().path).output().unwrap();
+                let bytes = |b: Vec<u8>| Val::List(b.into_iter().map(Val::U8).collect());
+                Ok(Val::Record(vec![
+                    ("status".into(), Val::Option(output.status.code().map(|c| Box::new(Val::S32(c))))),
+                    ("stdout".into(), bytes(output.stdout)),
+                    ("stderr".into(), bytes(output.stderr)),
+                ]))
+            };
+            results[0] = Val::Result(answer.map(|v| Some(Box::new(v))).map_err(|e| Some(Box::new(e))));
+            Ok(())
+        })
+        .unwrap();
+    linker.define_unknown_imports_as_traps(component).unwrap();
+    linker
+}
+
+/// The command Zed would get, or the extension's error message.
+struct Started {
+    command: String,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+}
+
+fn call(export: &str, server: &str, settings: serde_json::Value, path: &str, grant_exec: bool) -> Result<Val, String> {
+    let engine = Engine::default();
+    let component = Component::from_file(&engine, extension_wasm()).unwrap();
+    let linker = linker(&engine, &component);
+    let zed = Zed {
+        settings,
+        path: path.into(),
+        grant_exec,
+        wasi: WasiCtx::builder().build(),
+        table: ResourceTable::new(),
+    };
+    let mut store = Store::new(&engine, zed);
+    let instance = linker.instantiate(&mut store, &component).unwrap();
+    let init = instance.get_func(&mut store, "init-extension").unwrap();
+    init.call(&mut store, &[], &mut []).unwrap();
+    init.post_return(&mut store).unwrap();
+    let project = ResourceAny::try_from_resource(Resource::<Project>::new_own(0), &mut store).unwrap();
+    let func = instance.get_func(&mut store, export).unwrap_or_else(|| panic!("no export {export}"));
+    let mut results = [Val::Bool(false)];
+    func.call(&mut store, &[Val::String(server.into()), Val::Resource(project)], &mut results).unwrap();
+    func.post_return(&mut store).unwrap();
+    match std::mem::replace(&mut results[0], Val::Bool(false)) {
+        Val::Result(Ok(value)) => Ok(*value.expect("a value")),
+        Val::Result(Err(message)) => Err(string(&message.expect("a message"))),
+        other => panic!("expected a result, got {other:?}"),
+    }
+}
+
+fn command(settings: serde_json::Value, path: &str) -> Result<Started, String> {
+    let command = call("context-server-command", "memdir", settings, path, true)?;
+    let list = |v: &Val| match v {
+        Val::List(items) => items.clone(),
+        other => panic!("expected a list, got {other:?}"),
+    };
+    Ok(Started {
+        command: string(field(&command, "command")),
+        args: list(field(&command, "args")).iter().map(string).collect(),
+        env: list(field(&command, "env"))
+            .iter()
+            .map(|pair| match pair {
+                Val::Tuple(kv) => (string(&kv[0]), string(&kv[1])),
+                other => panic!("expected a pair, got {other:?}"),
+            })
+            .collect(),
+    })
+}
+
+/// A directory holding an executable `memdir` that is the real binary.
+fn path_with_memdir() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_memdir"), dir.path().join("memdir")).unwrap();
+    let path = format!("{}:/usr/bin:/bin", dir.path().display());
+    (dir, path)
+}
+
+#[test]
+fn memdir_on_path_starts_with_no_switches() {
+    let (dir, path) = path_with_memdir();
+    let started = command(serde_json::Value::Null, &path).unwrap();
+    assert_eq!(started.command, dir.path().join("memdir").to_str().unwrap());
+    assert_eq!(started.args, ["mcp"]);
+    assert!(started.env.is_empty(), "{:?}", started.env);
+}
+
+#[test]
+fn settings_become_arguments_and_switches() {
+    let settings = serde_json::json!({
+        "binary_path": "/opt/memdir/bin/memdir",
+        "project_dir": "/home/ana/web",
+        "llm": "anthropic:claude-haiku-4-5",
+        "auto_memory": true,
+        "daily_log": true,
+        "team_memory": false,
+        "config_dir": "/home/ana/.config/claude",
+    });
+    // binary_path wins: PATH is not even searched.
+    let started = command(settings, "/nonexistent").unwrap();
+    assert_eq!(started.command, "/opt/memdir/bin/memdir");
+    assert_eq!(started.args, ["mcp", "--cwd", "/home/ana/web", "--llm", "anthropic:claude-haiku-4-5"]);
+    let env: Vec<(&str, &str)> = started.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(
+        env,
+        [
+            ("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "0"),
+            ("MEMDIR_DAILY_LOG", "1"),
+            ("MEMDIR_TEAM_MEMORY", "0"),
+            ("CLAUDE_CONFIG_DIR", "/home/ana/.config/claude"),
+        ]
+    );
+    let off = command(serde_json::json!({ "binary_path": "/b/memdir", "auto_memory": false }), "/x").unwrap();
+    assert_eq!(off.env, [("CLAUDE_CODE_DISABLE_AUTO_MEMORY".to_string(), "1".to_string())]);
+}
+
+#[test]
+fn a_missing_binary_says_how_to_install_it() {
+    let empty = tempfile::tempdir().unwrap();
+    let message = command(serde_json::json!({}), &format!("{}:/usr/bin:/bin", empty.path().display()))
+        .err()
+        .expect("no memdir on PATH is an error");
+    assert!(message.contains("memdir was not found"), "{message}");
+    assert!(message.contains("cargo install --locked --path host-harness"), "{message}");
+    assert!(message.contains("binary_path"), "{message}");
+    // Without the exec capability the message is the same, with the reason.
+    let (_dir, path) = path_with_memdir();
+    let denied = call("context-server-command", "memdir", serde_json::Value::Null, &path, false)
+        .err()
+        .expect("no PATH search without the capability");
+    assert!(denied.contains("memdir was not found") && denied.contains("not granted"), "{denied}");
+}
+
+#[test]
+fn bad_settings_and_unknown_servers_are_refused() {
+    let message = command(serde_json::json!({ "binary": "/x" }), "/x").err().unwrap();
+    assert!(message.contains("context_servers.memdir.settings") && message.contains("unknown field `binary`"), "{message}");
+    let message = command(serde_json::json!({ "daily_log": "yes" }), "/x").err().unwrap();
+    assert!(message.contains("invalid type"), "{message}");
+    let message = call("context-server-command", "postgres", serde_json::Value::Null, "/x", true).err().unwrap();
+    assert!(message.contains("no context server \"postgres\""), "{message}");
+}
+
+#[test]
+fn configuration_offers_a_schema_and_defaults() {
+    let config = call("context-server-configuration", "memdir", serde_json::Value::Null, "/x", true).unwrap();
+    let Val::Option(Some(config)) = config else { panic!("a configuration") };
+    let schema: serde_json::Value = serde_json::from_str(&string(field(&config, "settings-schema"))).unwrap();
+    let properties = schema["properties"].as_object().unwrap();
+    for key in ["binary_path", "project_dir", "llm", "auto_memory", "daily_log", "team_memory", "config_dir"] {
+        assert!(properties[key]["description"].as_str().is_some_and(|d| !d.is_empty()), "{key} is described");
+    }
+    assert_eq!(schema["additionalProperties"], false);
+    let defaults: serde_json::Value = serde_json::from_str(&string(field(&config, "default-settings"))).unwrap();
+    // The defaults are valid settings: the command builds from them.
+    let (_dir, path) = path_with_memdir();
+    assert_eq!(command(defaults, &path).unwrap().args, ["mcp", "--llm", "offline"]);
+    assert!(string(field(&config, "installation-instructions")).contains("binary_path"));
+}
+
+#[test]
+fn the_command_starts_a_working_server() {
+    let (_dir, path) = path_with_memdir();
+    let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let settings = serde_json::json!({ "project_dir": project.path(), "llm": "offline" });
+    let started = command(settings, &path).unwrap();
+    let mut child = Command::new(&started.command)
+        .args(&started.args)
+        .envs(started.env)
+        .env("HOME", home.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let hello = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "zed", "version": "1"}}});
+    writeln!(stdin, "{hello}").unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    drop(stdin);
+    let reply: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(reply["result"]["serverInfo"]["name"], "memdir", "{line}");
+    assert!(child.wait().unwrap().success());
+}

@@ -1,0 +1,322 @@
+// `memdir mcp` driven by a client nobody here wrote: the official MCP TypeScript SDK's stdio
+// client. Each test starts real server processes over a throwaway HOME and project.
+//
+//   MEMDIR_BIN=target/debug/memdir node --test tests/mcp
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = path.resolve(repo, process.env.MEMDIR_BIN ?? "target/debug/memdir");
+const version = /^version = "(.+)"$/m.exec(fs.readFileSync(path.join(repo, "Cargo.toml"), "utf8"))[1];
+// One compiled-component cache for every server the tests start.
+const cache = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-mcp-cache-"));
+
+const TOOLS = [
+  "memory_forget",
+  "memory_index",
+  "memory_instructions",
+  "memory_list",
+  "memory_log",
+  "memory_recall",
+  "memory_save",
+];
+
+/** A throwaway HOME and project; `memoryDir` is where the server must write. */
+function world() {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-mcp-"));
+  const home = path.join(root, "home");
+  const project = path.join(root, "project");
+  fs.mkdirSync(home);
+  fs.mkdirSync(project);
+  fs.writeFileSync(path.join(project, "CLAUDE.md"), "Run the tests with `make check`.\n");
+  const slug = project.replace(/[^A-Za-z0-9]/g, "-");
+  const memoryDir = path.join(home, ".claude", "projects", slug, "memory");
+  return { root, home, project, memoryDir };
+}
+
+async function connect(w, { env = {}, args = [] } = {}) {
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ["mcp", "--cwd", w.project, ...args],
+    env: { PATH: process.env.PATH, HOME: w.home, MEMDIR_CACHE_DIR: cache, ...env },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "memdir-mcp-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+/** The text of a tool result. */
+const text = (result) => result.content.map((c) => c.text).join("\n");
+
+async function save(client, args) {
+  return client.callTool({ name: "memory_save", arguments: args });
+}
+
+const FEEDBACK = {
+  type: "feedback",
+  name: "Integration tests use a real database",
+  description: "How to write tests that touch the database",
+  body: "Use the real Postgres, never mocks.\n**Why:** mocks hid a broken migration last quarter.\n**How to apply:** start the compose database before `make check`.",
+};
+
+/** Every file under `dir`, relative. */
+function tree(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { recursive: true }).map(String).sort();
+}
+
+test("initialise: memdir's own name, version and capabilities", async () => {
+  const w = world();
+  const client = await connect(w);
+  try {
+    const info = client.getServerVersion();
+    assert.equal(info.name, "memdir");
+    assert.equal(info.version, version);
+    const caps = client.getServerCapabilities();
+    assert.ok(caps.tools && caps.resources && caps.prompts, JSON.stringify(caps));
+    assert.match(client.getInstructions(), /memory_recall/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("tools/list: seven tools, each described for a model with an object schema", async () => {
+  const w = world();
+  const client = await connect(w);
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+    for (const tool of tools) {
+      assert.ok(tool.description.length > 80, `${tool.name} has a real description`);
+      assert.equal(tool.inputSchema.type, "object", tool.name);
+    }
+    const saveTool = tools.find((t) => t.name === "memory_save");
+    assert.deepEqual([...saveTool.inputSchema.required].sort(), ["body", "description", "name", "type"]);
+    assert.ok(saveTool.inputSchema.properties.body.description.includes("**Why:**"));
+    assert.equal(tools.find((t) => t.name === "memory_forget").annotations.destructiveHint, true);
+    assert.equal(tools.find((t) => t.name === "memory_recall").annotations.readOnlyHint, true);
+  } finally {
+    await client.close();
+  }
+});
+
+test("every tool, in the order an agent uses them, against a real memory directory", async () => {
+  const w = world();
+  const client = await connect(w);
+  try {
+    assert.match(text(await client.callTool({ name: "memory_index", arguments: {} })), /No memories yet/);
+
+    const saved = await save(client, FEEDBACK);
+    assert.equal(saved.isError, false, text(saved));
+    assert.match(text(saved), /^saved feedback_integration_tests_use_a_real_database\.md/);
+    const file = path.join(w.memoryDir, "feedback_integration_tests_use_a_real_database.md");
+    assert.match(fs.readFileSync(file, "utf8"), /^---\nname: Integration tests use a real database\n/);
+
+    const user = await save(client, {
+      type: "user",
+      name: "Ana is a data engineer",
+      description: "Who the user is: role and background",
+      body: "Ana builds the ingestion pipelines and knows SQL deeply; new to Rust.",
+    });
+    assert.equal(user.isError, false, text(user));
+
+    const index = text(await client.callTool({ name: "memory_index", arguments: {} }));
+    assert.match(index, /\[Integration tests use a real database\]\(feedback_integration_tests_use_a_real_database\.md\)/);
+    assert.match(index, /\[Ana is a data engineer\]/);
+    assert.equal(index, fs.readFileSync(path.join(w.memoryDir, "MEMORY.md"), "utf8").trimEnd());
+
+    const list = text(await client.callTool({ name: "memory_list", arguments: {} }));
+    assert.match(list, /\[feedback\] feedback_integration_tests_use_a_real_database\.md/);
+    assert.match(list, /\[user\] user_ana_is_a_data_engineer\.md/);
+
+    const recalled = text(
+      await client.callTool({ name: "memory_recall", arguments: { query: "how should I write the database tests?" } }),
+    );
+    assert.match(recalled, /<system-reminder>/);
+    assert.match(recalled, /Use the real Postgres, never mocks/);
+    // The same connection does not get the same memory twice (R8: dedupe per session).
+    const again = text(
+      await client.callTool({ name: "memory_recall", arguments: { query: "database tests with postgres mocks" } }),
+    );
+    assert.doesNotMatch(again, /Use the real Postgres/);
+
+    const instructions = text(await client.callTool({ name: "memory_instructions", arguments: {} }));
+    assert.match(instructions, /make check/);
+    assert.ok(instructions.includes(path.join(w.project, "CLAUDE.md")));
+
+    const refused = text(await client.callTool({ name: "memory_log", arguments: { text: "tried the cache" } }));
+    assert.match(refused, /daily-log mode is off/);
+
+    const forgot = await client.callTool({
+      name: "memory_forget",
+      arguments: { path: "user_ana_is_a_data_engineer.md" },
+    });
+    assert.equal(forgot.isError, false, text(forgot));
+    assert.ok(!fs.existsSync(path.join(w.memoryDir, "user_ana_is_a_data_engineer.md")));
+    assert.doesNotMatch(fs.readFileSync(path.join(w.memoryDir, "MEMORY.md"), "utf8"), /Ana/);
+  } finally {
+    await client.close();
+  }
+  // A new connection is a new session: the memory comes back.
+  const next = await connect(w);
+  try {
+    const recalled = text(
+      await next.callTool({ name: "memory_recall", arguments: { query: "how should I write the database tests?" } }),
+    );
+    assert.match(recalled, /Use the real Postgres/);
+  } finally {
+    await next.close();
+  }
+});
+
+test("memory_log appends to today's log in daily-log mode", async () => {
+  const w = world();
+  const client = await connect(w, { env: { MEMDIR_DAILY_LOG: "1" } });
+  try {
+    const result = await client.callTool({ name: "memory_log", arguments: { text: "Ana prefers small PRs" } });
+    assert.equal(result.isError, false, text(result));
+    const logged = text(result).replace(/^logged to /, "");
+    assert.match(logged, /^logs\/\d{4}\/\d{2}\/\d{4}-\d{2}-\d{2}\.md$/);
+    assert.match(fs.readFileSync(path.join(w.memoryDir, logged), "utf8"), /Ana prefers small PRs/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("refusals are tool errors the model can read; nothing is written", async () => {
+  const w = world();
+  const client = await connect(w);
+  try {
+    const noWhy = await save(client, { ...FEEDBACK, body: "Use the real Postgres." });
+    assert.equal(noWhy.isError, true);
+    assert.match(text(noWhy), /\*\*Why:\*\*/);
+
+    const secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+    const leaked = await save(client, { ...FEEDBACK, body: `${FEEDBACK.body}\ntoken ${secret}` });
+    assert.equal(leaked.isError, true);
+    assert.ok(!text(leaked).includes(secret), "the refusal does not echo the secret");
+    assert.deepEqual(tree(w.memoryDir).filter((f) => f.endsWith(".md") && f !== "MEMORY.md"), []);
+  } finally {
+    await client.close();
+  }
+});
+
+test("bad arguments are protocol errors that say what to send", async () => {
+  const w = world();
+  const client = await connect(w);
+  const cases = [
+    [{ name: "memory_save", arguments: { type: "feedback" } }, /missing field `name`.*Send an object with .*body \(string, required\)/],
+    [{ name: "memory_save", arguments: { ...FEEDBACK, type: "secret" } }, /unknown variant `secret`.*user\|feedback\|project\|reference/],
+    [{ name: "memory_recall", arguments: { query: 42 } }, /invalid type: integer `42`, expected a string/],
+    [{ name: "memory_recall", arguments: { query: "x", cwd: "/etc" } }, /unknown field `cwd`/],
+    [{ name: "memory_index", arguments: { path: "/" } }, /unknown field `path`.*an empty object/],
+    [{ name: "memory_delete_everything", arguments: {} }, /no tool named "memory_delete_everything"; the tools are/],
+  ];
+  try {
+    for (const [call, message] of cases) {
+      await assert.rejects(client.callTool(call), (e) => {
+        assert.equal(e.code, -32602, `${call.name}: ${e.message}`);
+        assert.match(e.message, message);
+        return true;
+      });
+    }
+    await assert.rejects(client.getPrompt({ name: "nope" }), (e) => e.code === -32602);
+  } finally {
+    await client.close();
+  }
+});
+
+test("nothing a client sends reaches outside the memory directory", async () => {
+  const w = world();
+  const outside = path.join(w.root, "outside.md");
+  fs.writeFileSync(outside, "---\nname: keep\ndescription: keep\ntype: user\n---\nkeep me\n");
+  const client = await connect(w);
+  try {
+    assert.equal((await save(client, FEEDBACK)).isError, false);
+    const before = tree(w.root);
+    const hostile = [
+      { name: "memory_forget", arguments: { path: "../../../outside.md" } },
+      { name: "memory_forget", arguments: { path: outside } },
+      { name: "memory_forget", arguments: { path: "..%2f..%2foutside.md" } },
+      { name: "memory_save", arguments: { ...FEEDBACK, topic: "../../../outside" } },
+      { name: "memory_save", arguments: { ...FEEDBACK, topic: "/tmp/evil" } },
+    ];
+    for (const call of hostile) {
+      const result = await client.callTool(call);
+      assert.equal(result.isError, true, `${JSON.stringify(call.arguments)} was refused: ${text(result)}`);
+    }
+    for (const uri of [
+      "memdir://memory/../../../outside.md",
+      "file://" + outside,
+      "memdir://memory/%2e%2e/outside.md",
+      "memdir://memory/missing.md",
+    ]) {
+      await assert.rejects(client.readResource({ uri }), (e) => [-32602, -32002].includes(e.code), uri);
+    }
+    assert.deepEqual(tree(w.root), before);
+    assert.match(fs.readFileSync(outside, "utf8"), /keep me/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("resources and the prompt", async () => {
+  const w = world();
+  const client = await connect(w);
+  try {
+    assert.equal((await save(client, FEEDBACK)).isError, false);
+    const { resources } = await client.listResources();
+    const names = resources.map((r) => r.name);
+    assert.deepEqual(names, ["MEMORY.md", "Integration tests use a real database"]);
+    const memory = resources[1];
+    assert.equal(memory.uri, "memdir://memory/feedback_integration_tests_use_a_real_database.md");
+    assert.equal(memory.description, FEEDBACK.description);
+    const read = await client.readResource({ uri: memory.uri });
+    assert.match(read.contents[0].text, /never mocks/);
+
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p) => p.name), ["memory"]);
+    const prompt = await client.getPrompt({ name: "memory" });
+    const body = prompt.messages[0].content.text;
+    assert.ok(body.includes(w.memoryDir), "the prompt names the memory directory");
+    assert.match(body, /Integration tests use a real database/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("two clients writing at once lose nothing", async () => {
+  const w = world();
+  const [a, b] = await Promise.all([connect(w), connect(w)]);
+  const per = 15;
+  try {
+    const writes = [];
+    for (let i = 0; i < per; i++) {
+      for (const [who, client] of [["a", a], ["b", b]]) {
+        writes.push(
+          save(client, {
+            type: "reference",
+            name: `Dashboard ${who}${i}`,
+            description: `Where dashboard ${who}${i} lives`,
+            body: `https://grafana.example.com/d/${who}${i}`,
+          }),
+        );
+      }
+    }
+    const results = await Promise.all(writes);
+    for (const r of results) assert.equal(r.isError, false, text(r));
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+  const files = tree(w.memoryDir).filter((f) => f.startsWith("reference_"));
+  assert.equal(files.length, 2 * per);
+  const lines = fs.readFileSync(path.join(w.memoryDir, "MEMORY.md"), "utf8").split("\n").filter((l) => l.startsWith("- "));
+  assert.equal(lines.length, 2 * per);
+});
