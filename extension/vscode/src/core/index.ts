@@ -1,0 +1,4 @@
+// The loader and the confined filesystem, for any Node host of the memory core.
+export * from "./core";
+export { ConfinedFs } from "./hostfs";
+export { CoreExited, wasiImports } from "./wasi";

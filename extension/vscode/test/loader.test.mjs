@@ -1,0 +1,62 @@
+// The jco loader's own guarantees, beyond what the conformance replay covers: a trap is
+// reported and the next call gets a fresh instance; a component asking for more than memdir
+// grants is refused; the WASI shim neither exposes the environment nor ends the process.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const dist = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../dist");
+const { MemoryCore, ConfinedFs, CoreTrap, CoreError, guardImports, ALLOWED_IMPORTS, wasiImports, CoreExited } = require(
+  path.join(dist, "core.js"),
+);
+
+function memoryDir() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-loader-"));
+  fs.writeFileSync(path.join(dir, "user_a.md"), "---\nname: A\ndescription: one\ntype: user\n---\nbody\n");
+  return dir;
+}
+
+test("a trap is logged, and the next call runs on a fresh instance", () => {
+  const dir = memoryDir();
+  const logged = [];
+  const core = new MemoryCore(dist, (m) => logged.push(m));
+  // A host function that throws a plain exception unwinds through the core: the instance is
+  // no longer trustworthy.
+  class Broken extends ConfinedFs {
+    imports() {
+      return { ...super.imports(), listDir: () => { throw new TypeError("host bug"); } };
+    }
+  }
+  assert.throws(() => core.scan(new Broken().grantRead(dir), dir), (e) => e instanceof CoreTrap && /during `scan`/.test(e.message));
+  assert.equal(logged.length, 1);
+  assert.match(logged[0], /starting a fresh instance/);
+  const report = core.scan(new ConfinedFs().grantRead(dir), dir);
+  assert.deepEqual(report.headers.map((h) => h.path), ["user_a.md"]);
+});
+
+test("the core's errors read as the harness prints them", () => {
+  const dir = memoryDir();
+  const core = new MemoryCore(dist);
+  assert.throws(() => core.loadIndex(new ConfinedFs().grantRead(dir), "/etc/hostname"), (e) =>
+    e instanceof CoreError && e.message === "/etc/hostname: outside the directories memdir may use");
+  assert.throws(() => core.forget(new ConfinedFs().grantRead(dir), dir, "user_a.md"), (e) => e instanceof CoreError && /read-only/.test(e.message));
+  assert.ok(fs.existsSync(path.join(dir, "user_a.md")), "nothing was lost");
+});
+
+test("imports beyond the granted set are refused", () => {
+  const imports = guardImports({ "wasi:cli/exit": {} });
+  assert.ok(imports["wasi:cli/exit"]);
+  assert.throws(() => imports["wasi:filesystem/types"], /imports `wasi:filesystem\/types`, which memdir does not grant/);
+  assert.throws(() => imports["wasi:random/insecure-seed"], /does not grant/);
+  assert.ok(!ALLOWED_IMPORTS.some((i) => /filesystem|sockets|random|clocks|http/.test(i)));
+});
+
+test("the WASI shim has no environment, and exit throws instead of ending the process", () => {
+  const { imports } = wasiImports();
+  assert.deepEqual(imports["wasi:cli/environment"].getEnvironment(), []);
+  assert.throws(() => imports["wasi:cli/exit"].exit({ tag: "err" }), (e) => e instanceof CoreExited && !e.ok);
+});
