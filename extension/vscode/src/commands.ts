@@ -1,0 +1,122 @@
+// The "Memory" commands of the palette, and the view's context menu.
+
+import * as vscode from "vscode";
+import { answerer, chosenModel, ask } from "./model";
+import { type Memory, TYPES, type MemoryType, type Workspace } from "./memory";
+import type { MemoriesView } from "./view";
+
+async function showDocument(content: string) {
+  const doc = await vscode.workspace.openTextDocument({ language: "markdown", content });
+  await vscode.window.showTextDocument(doc, { preview: false });
+}
+
+export function registerCommands(workspace: Workspace, view: MemoriesView): vscode.Disposable[] {
+  const recallSession = { json: "" };
+  const command = (id: string, body: (...args: any[]) => unknown) =>
+    vscode.commands.registerCommand(id, async (...args: any[]) => {
+      try {
+        return await body(...args);
+      } catch (e) {
+        vscode.window.showErrorMessage(`memdir: ${(e as Error).message}`);
+      }
+    });
+
+  return [
+    command("memdir.showIndex", async () => {
+      const index = workspace.index();
+      await showDocument(index.text || `MEMORY.md is empty or missing (${index.file}): nothing has been saved yet.`);
+      if (index.warning) vscode.window.showWarningMessage(`memdir: ${index.warning}`);
+    }),
+    command("memdir.openFolder", async () => {
+      const dir = workspace.location().memoryDir;
+      await vscode.workspace.fs.createDirectory(vscode.Uri.file(dir));
+      await vscode.commands.executeCommand("vscode.openFolder", vscode.Uri.file(dir), { forceNewWindow: true });
+    }),
+    command("memdir.recall", async () => {
+      const query = await vscode.window.showInputBox({ title: "Recall For Query", prompt: "What are you about to work on?" });
+      if (!query) return;
+      const { skipped, result } = await workspace.recall(query, recallSession, await answerer());
+      const parts = result.attachments.map((a) => a.text);
+      if (skipped) parts.push(`Nothing recalled (${skipped}).`);
+      else if (parts.length === 0) parts.push("No memory is relevant to this request (or the relevant ones were already shown).");
+      parts.push(...result.diagnostics.map((d) => `> ${d}`));
+      await showDocument(`# Recalled for: ${query}\n\n${parts.join("\n\n")}\n`);
+    }),
+    command("memdir.save", async () => {
+      const type = await vscode.window.showQuickPick(
+        TYPES.map((t) => ({ label: t, description: TYPE_HINTS[t] })),
+        { title: "Save Memory: type" },
+      );
+      if (!type) return;
+      const name = await vscode.window.showInputBox({ title: "Save Memory: name", prompt: "A short title" });
+      if (!name) return;
+      const description = await vscode.window.showInputBox({
+        title: "Save Memory: description",
+        prompt: "One sentence saying when this memory is relevant",
+      });
+      if (!description) return;
+      const needsWhy = type.label === "feedback" || type.label === "project";
+      const body = await vscode.window.showInputBox({
+        title: "Save Memory: text",
+        prompt: needsWhy ? "The rule or fact. Then **Why:** … and **How to apply:** … (use \\n for new lines)" : "The memory (use \\n for new lines)",
+      });
+      if (!body) return;
+      const report = workspace.save({ type: type.label as MemoryType, name, description, body: body.replace(/\\n/g, "\n") });
+      vscode.window.showInformationMessage(`memdir: ${report.created ? "saved" : "updated"} ${report.path}`);
+      view.refresh();
+    }),
+    command("memdir.dream", async () => {
+      const model = await chosenModel();
+      if (!model) throw new Error("a dream needs a model; memdir.model is \"offline\"");
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: "memdir: dreaming", cancellable: false },
+        (progress) =>
+          workspace.dream(
+            (r) => ask(model, r),
+            (done, total) => progress.report({ message: `${done}/${total} chunks` }),
+          ),
+      );
+      vscode.window.showInformationMessage(
+        result.chunks === 0 ? "memdir: nothing new in the daily logs" : `memdir: dream read ${result.chunks} chunk(s), wrote ${result.written.join(", ") || "nothing"}`,
+      );
+      view.refresh();
+    }),
+    command("memdir.status", async () => {
+      const { switches, location } = workspace.status();
+      const on = (b: boolean) => (b ? "on" : "off");
+      const lines = [
+        "# memdir status",
+        "",
+        `- auto memory: **${on(switches.autoMemory)}** (decided by ${switches.decidedBy})`,
+        `- instruction files: ${on(switches.instructions)}${switches.bare ? " (bare mode)" : ""}`,
+        `- team memory: ${on(switches.teamMemory)}`,
+        `- daily log: ${on(switches.dailyLog)}`,
+        `- memory directory: \`${location.memoryDir}\``,
+        `- project root: \`${location.projectRoot}\`${location.fromGit ? " (git)" : ""}`,
+        ...switches.diagnostics.map((d) => `- warning: ${d}`),
+      ];
+      vscode.window.showInformationMessage(`memdir: auto memory ${on(switches.autoMemory)} (decided by ${switches.decidedBy})`);
+      await showDocument(lines.join("\n") + "\n");
+    }),
+    command("memdir.refresh", () => view.refresh()),
+    command("memdir.deleteMemory", async (node?: { kind: string; memory?: Memory }) => {
+      const memory = node?.memory;
+      if (!memory) return;
+      const answer = await vscode.window.showWarningMessage(
+        `Forget "${memory.header.name ?? memory.header.path}"? The file and its MEMORY.md line are deleted.`,
+        { modal: true },
+        "Forget",
+      );
+      if (answer !== "Forget") return;
+      workspace.forget(memory.header.path);
+      view.refresh();
+    }),
+  ];
+}
+
+const TYPE_HINTS: Record<MemoryType, string> = {
+  user: "who you are: role, expertise, preferences",
+  feedback: "how you want work done",
+  project: "what the work is in the middle of",
+  reference: "where things live outside the code",
+};

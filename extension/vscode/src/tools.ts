@@ -1,0 +1,71 @@
+// Language model tools for agents (Copilot agent mode, any tool-using participant): recall,
+// save, forget and the index. Their schemas and descriptions are in package.json, written for
+// a model; here they run. A refusal is thrown as an Error whose message the model reads.
+
+import * as vscode from "vscode";
+import { answerer } from "./model";
+import type { MemoryType, Workspace } from "./memory";
+
+/** Agents' recalls share one session; a quiet quarter of an hour means a new task. */
+const SESSION_IDLE_MS = 15 * 60 * 1000;
+
+const text = (value: string) => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
+
+export function registerTools(workspace: Workspace): vscode.Disposable[] {
+  const session = { json: "", used: 0 };
+  return [
+    vscode.lm.registerTool<{ query: string; alreadyRead?: string[] }>("memdir_recall", {
+      async invoke(options, token) {
+        if (Date.now() - session.used > SESSION_IDLE_MS) session.json = "";
+        session.used = Date.now();
+        const { skipped, result } = await workspace.recall(options.input.query, session, await answerer(token), {
+          alreadyRead: options.input.alreadyRead,
+        });
+        const parts = result.attachments.map((a) => a.text);
+        if (skipped) parts.push(`Nothing recalled (${skipped}).`);
+        else if (parts.length === 0) parts.push("No memory is relevant to this request (or the relevant ones were already shown).");
+        parts.push(...result.diagnostics.map((d) => `note: ${d}`));
+        return text(parts.join("\n\n"));
+      },
+    }),
+    vscode.lm.registerTool<{ type: MemoryType; name: string; description: string; body: string; topic?: string; scope?: "private" | "team" }>(
+      "memdir_save",
+      {
+        prepareInvocation(options) {
+          return {
+            invocationMessage: `Saving memory "${options.input.name}"`,
+            confirmationMessages: {
+              title: "Save a memory",
+              message: new vscode.MarkdownString(`**${options.input.name}** (${options.input.type})\n\n${options.input.body}`),
+            },
+          };
+        },
+        async invoke(options) {
+          const report = workspace.save(options.input);
+          const lines = [`${report.created ? "saved" : "updated"} ${report.path}`, `MEMORY.md: ${report.indexLine}`];
+          lines.push(...report.conversions.map((c) => `date: "${c.from}" written as ${c.to}`));
+          return text(lines.join("\n"));
+        },
+      },
+    ),
+    vscode.lm.registerTool<{ path: string }>("memdir_forget", {
+      prepareInvocation(options) {
+        return {
+          invocationMessage: `Forgetting ${options.input.path}`,
+          confirmationMessages: { title: "Forget a memory", message: `Delete ${options.input.path} and its MEMORY.md line?` },
+        };
+      },
+      async invoke(options) {
+        const report = workspace.forget(options.input.path);
+        return text(`forgot ${report.path} (${report.indexLinesRemoved} MEMORY.md line(s) removed)`);
+      },
+    }),
+    vscode.lm.registerTool<Record<string, never>>("memdir_index", {
+      async invoke() {
+        const index = workspace.index();
+        if (!index.text) return text("No memories yet: MEMORY.md is empty or missing.");
+        return text(index.text); // the warning, when it was cut, is part of the text
+      },
+    }),
+  ];
+}
