@@ -63,8 +63,22 @@ export function explain(model: vscode.LanguageModelChat, e: unknown): string {
   return `${model.name} failed: ${(e as Error)?.message ?? String(e)}`;
 }
 
-/** The answerer for core requests with the chosen model, or undefined when offline. */
+let warnedNoModel = false;
+
+/**
+ * The answerer for recall's requests, or undefined for the offline selector: when memdir.model
+ * is "offline", and when no model is available (said once, so the user knows why).
+ */
 export async function answerer(token?: vscode.CancellationToken) {
-  const model = await chosenModel();
-  return model ? (request: ModelRequest) => ask(model, request, token) : undefined;
+  try {
+    const model = await chosenModel();
+    return model ? (request: ModelRequest) => ask(model, request, token) : undefined;
+  } catch (e) {
+    if (!(e instanceof NoModel)) throw e;
+    if (!warnedNoModel) {
+      warnedNoModel = true;
+      vscode.window.showWarningMessage(`memdir: ${e.message} Until then, recall ranks memories without a model.`);
+    }
+    return undefined;
+  }
 }

@@ -6,7 +6,7 @@
 
 import * as vscode from "vscode";
 import type { ModelRequest } from "./core";
-import { ask, NoModel } from "./model";
+import { ask } from "./model";
 import type { Workspace } from "./memory";
 
 export function registerParticipant(workspace: Workspace, log: vscode.LogOutputChannel): vscode.Disposable {
@@ -23,9 +23,10 @@ export function registerParticipant(workspace: Workspace, log: vscode.LogOutputC
       if (request.command === "dream") return await dream();
       return await answer();
     } catch (e) {
-      const message = e instanceof NoModel ? e.message : `memdir: ${(e as Error).message}`;
-      log.error(message);
-      stream.markdown(`\n\n$(warning) ${message}`);
+      // NoModel says what to do (consent, no model); anything else is the core's or the model's.
+      const message = (e as Error).message;
+      log.error(`memdir: ${message}`);
+      stream.markdown(`\n\n**memdir:** ${message}`);
       return { errorDetails: { message } };
     }
 

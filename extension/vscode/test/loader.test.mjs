@@ -60,3 +60,26 @@ test("the WASI shim has no environment, and exit throws instead of ending the pr
   assert.deepEqual(imports["wasi:cli/environment"].getEnvironment(), []);
   assert.throws(() => imports["wasi:cli/exit"].exit({ tag: "err" }), (e) => e instanceof CoreExited && !e.ok);
 });
+
+test("the extension and the memdir CLI writing at once lose nothing (one lock for both)", async () => {
+  const bin = path.resolve(dist, "../../../target/debug/memdir");
+  if (!fs.existsSync(bin)) throw new Error(`build the CLI first: ${bin} is missing`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-lock-"));
+  const per = 15;
+  const { spawn } = await import("node:child_process");
+  const script = `for i in $(seq 1 ${per}); do "$0" save --memory-dir "$1" --type reference --name "Cli $i" --description "cli $i" --body "https://cli.example/$i" >/dev/null || exit 1; done`;
+  const cli = spawn("sh", ["-c", script, bin, dir], { stdio: "inherit" });
+  const exited = new Promise((resolve) => cli.on("exit", resolve));
+  const core = new MemoryCore(dist);
+  for (let i = 1; i <= per; i++) {
+    core.save(new ConfinedFs().grantWrite(dir), {
+      memoryDir: dir, memoryType: "reference", name: `Node ${i}`, description: `node ${i}`, topic: undefined,
+      body: `https://node.example/${i}`, nowMs: BigInt(Date.now()), utcOffsetMinutes: 0, scope: undefined, teamMemory: false,
+    });
+  }
+  assert.equal(await exited, 0, "every CLI save succeeded");
+  const files = fs.readdirSync(dir).filter((f) => f.startsWith("reference_"));
+  assert.equal(files.length, 2 * per);
+  const lines = fs.readFileSync(path.join(dir, "MEMORY.md"), "utf8").split("\n").filter((l) => l.startsWith("- "));
+  assert.equal(lines.length, 2 * per);
+});
