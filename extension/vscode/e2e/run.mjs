@@ -2,10 +2,11 @@
 // install.sh with Node 24), driven by Debian's Chromium through playwright-core. A test-only
 // extension (test-model/) registers a deterministic chat model, so the model path is real.
 //
-// It opens a workspace whose memory directory holds seeded memories, checks the Memories view,
-// runs the commands from the palette, lets an agent-side caller invoke the tools, asks @memory
-// a question, and checks that the recalled memory reached the model's request and that
-// extraction wrote a new memory. Screenshots go to e2e/out/. Prints "N passed, N failed".
+// It opens a workspace whose memory directory holds seeded memories and a daily log, checks the
+// Memories view, runs the commands from the palette (all but Open Memory Folder, which opens
+// another window), lets an agent-side caller invoke the tools, asks @memory a question, and
+// checks that the recalled memory reached the model's request and that extraction wrote a new
+// memory. Screenshots go to e2e/out/. Prints "N passed, N failed".
 //
 //   node e2e/run.mjs            (after scripts/build.mjs, vsce package and e2e/install.sh)
 import { execFileSync, spawn } from "node:child_process";
@@ -72,6 +73,10 @@ fs.writeFileSync(
     "",
   ].join("\n"),
 );
+
+// A daily log for the dream to fold.
+fs.mkdirSync(path.join(memoryDir, "logs/2026/11"), { recursive: true });
+fs.writeFileSync(path.join(memoryDir, "logs/2026/11/2026-11-28.md"), "# 2026-11-28\n\n- 09:15 The user prefers pnpm over npm\n");
 
 fs.mkdirSync(path.join(dirs["user-data"], "User"), { recursive: true });
 fs.writeFileSync(
@@ -202,10 +207,8 @@ try {
   await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
 
   await check("the Memories view lists the seeded memories by type, with their age", async () => {
-    await until("the Memory activity", async () => {
-      await page.locator('.activitybar a[aria-label^="Memory"]').first().click({ timeout: 2000 });
-      return true;
-    });
+    // Focusing is idempotent; a click on the activity icon would toggle the side bar.
+    await palette("Memory: Focus on Memories View");
     const tree = page.locator('[id="workbench.view.extension.memdir"], .pane-body').filter({ hasText: "Feedback" }).first();
     const text = await until("memories in the view", async () => {
       const t = await tree.innerText({ timeout: 2000 });
@@ -243,6 +246,13 @@ try {
     await until("the file", async () => fs.existsSync(path.join(memoryDir, "reference_runbook.md")));
     const index = fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
     if (!index.includes("[Runbook](reference_runbook.md)")) throw new Error(`no index line: ${index}`);
+  });
+
+  await check("Memory: Run Dream folds the daily log into a memory", async () => {
+    await palette("Memory: Run Dream");
+    await until("the dreamed memory", async () => fs.existsSync(path.join(memoryDir, "user_tooling.md")));
+    if (!fs.readFileSync(path.join(memoryDir, "user_tooling.md"), "utf8").includes("pnpm over npm")) throw new Error("wrong memory");
+    if (!fs.existsSync(path.join(memoryDir, "logs/.dreamed"))) throw new Error("the dream did not record its progress");
   });
 
   await check("agents can call the tools", async () => {

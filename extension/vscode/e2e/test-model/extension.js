@@ -4,7 +4,8 @@
 //
 // It answers the three kinds of request memdir makes by their reply schema: recall selection
 // (picks the memories whose description shares a word with the request), extraction (reads
-// nothing, then saves one user memory when the user said "I am ..."), and anything else with
+// nothing, then saves one user memory when the user said "I am ..."), a dream (folds "prefers X
+// over Y" from the logs into a memory), and anything else with
 // a fixed answer that quotes the memory it was given about testing.
 const vscode = require("vscode");
 const fs = require("node:fs");
@@ -20,6 +21,22 @@ function reply(prompt) {
     return JSON.stringify({ selected_memories: picked.slice(0, 5) });
   }
   if (prompt.includes('"read"') && prompt.includes('"required":["read"]')) return JSON.stringify({ read: [] });
+  if (prompt.includes('"operations"') && prompt.includes("Log entries:")) {
+    const tools = /prefers (\w+) over (\w+)/.exec(prompt);
+    if (!tools) return JSON.stringify({ operations: [] });
+    return JSON.stringify({
+      operations: [
+        {
+          op: "create",
+          path: "user_tooling.md",
+          type: "user",
+          name: "Package manager",
+          description: "Which package manager the user prefers",
+          body: `The user prefers ${tools[1]} over ${tools[2]}.`,
+        },
+      ],
+    });
+  }
   if (prompt.includes('"operations"')) {
     const role = /\bI am an? ([^.\n]+)/i.exec(prompt);
     if (!role) return JSON.stringify({ operations: [] });
