@@ -67,8 +67,8 @@ export class Workspace {
   }
 
   /** The memory directory, created when missing, with a grant to write it alone. */
-  private writable(): { dir: string; grant: ConfinedFs } {
-    const dir = this.location().memoryDir;
+  private writable(location: MemoryLocation = this.location()): { dir: string; grant: ConfinedFs } {
+    const dir = location.memoryDir;
     fs.mkdirSync(dir, { recursive: true });
     return { dir, grant: new ConfinedFs().grantWrite(dir) };
   }
@@ -113,7 +113,8 @@ export class Workspace {
     topic?: string;
     scope?: "private" | "team";
   }): SaveReport {
-    const { dir, grant } = this.writable();
+    const status = this.status();
+    const { dir, grant } = this.writable(status.location);
     return this.core.save(grant, {
       memoryDir: dir,
       memoryType: request.type,
@@ -124,7 +125,7 @@ export class Workspace {
       nowMs: BigInt(Date.now()),
       utcOffsetMinutes: -new Date().getTimezoneOffset(),
       scope: request.scope,
-      teamMemory: this.status().switches.teamMemory,
+      teamMemory: status.switches.teamMemory,
     });
   }
 
@@ -189,7 +190,7 @@ export class Workspace {
     ask: (request: ModelRequest) => Promise<string>,
   ): Promise<{ skipped?: string; written: string[]; diagnostics: string[] }> {
     const status = this.status();
-    const { dir, grant } = this.writable();
+    const { dir, grant } = this.writable(status.location);
     const input = {
       memoryDir: dir,
       messages: messages.map((m) => ({ role: m.role, text: m.text, wrote: [] })),

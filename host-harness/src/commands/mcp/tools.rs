@@ -523,12 +523,8 @@ pub fn read_resource(memory: &mut Memory, path: &str) -> Result<String, McpError
     }
     let fs = read_root(dir.as_ref()).map_err(internal)?;
     if path != INDEX_FILE {
-        let listed = memory
-            .ctx
-            .core(read_root(dir.as_ref()).map_err(internal)?)
-            .map_err(|e| internal(e.into()))?
-            .scan(&dir);
-        let listed = listed.map_err(|e| internal(e.into()))?;
+        let core_error = |e: crate::Error| internal(e.into());
+        let listed = memory.ctx.core(fs.clone()).map_err(core_error)?.scan(&dir).map_err(core_error)?;
         if !listed.headers.iter().any(|h| h.path == path) {
             return Err(missing());
         }
