@@ -17,7 +17,8 @@ pub const TURN_BYTES: u32 = SELECT_COUNT * MEMORY_BYTES;
 pub const SESSION_BYTES: u32 = 60 * 1024;
 
 /// All budget limits in one place, as the `budget.limits` export reports them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Limits {
     /// Lines of MEMORY.md kept.
     pub index_lines: u32,
@@ -55,6 +56,28 @@ pub const LIMITS: Limits = Limits {
     session_bytes: SESSION_BYTES,
 };
 
+/// What a session holds, for hosts that report it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Totals {
+    /// Memories surfaced so far.
+    pub surfaced: u32,
+    /// Bytes injected in the last turn.
+    pub turn_bytes: u32,
+    /// Bytes injected since the session began or was compacted.
+    pub session_bytes: u32,
+}
+
+/// The totals of a session kept as JSON (empty: a new session); bad text is bad input.
+pub fn totals(session: &str) -> crate::Result<Totals> {
+    let session = Session::from_json(session).map_err(crate::Error::InvalidInput)?;
+    Ok(Totals {
+        surfaced: u32::try_from(session.surfaced().len()).unwrap_or(u32::MAX),
+        turn_bytes: session.turn_bytes(),
+        session_bytes: session.session_bytes(),
+    })
+}
+
 /// What one session has injected: the surfaced set and the turn and session byte counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Session {
@@ -69,8 +92,11 @@ impl Session {
         Self::default()
     }
 
-    /// Restores a session saved with [`Session::to_json`].
+    /// Restores a session saved with [`Session::to_json`]; the empty string is a new session.
     pub fn from_json(text: &str) -> Result<Self, String> {
+        if text.trim().is_empty() {
+            return Ok(Session::new());
+        }
         serde_json::from_str(text).map_err(|e| format!("session is not valid: {e}"))
     }
 

@@ -2,10 +2,12 @@
 //! and the exports, with every conversion between core and WIT types in this one file.
 
 use crate::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
+use crate::model::{ModelCall, Reply, Step};
+use crate::target::Target;
 use crate::{
-    budget, dailylog, extract, index, instructions, manifest, paths, prompt, recall, scan, switches, writer,
+    budget, dailylog, dream, extract, freshness, index, instructions, manifest, model, paths, prompt, recall,
+    scan, switches, writer,
 };
-use std::cell::RefCell;
 
 wit_bindgen::generate!({
     path: "../wit",
@@ -143,6 +145,11 @@ fn wit_header(h: scan::MemoryHeader) -> ex::scan::MemoryHeader {
         description: h.description,
         memory_type: h.memory_type.map(wit_type),
         diagnostics: h.diagnostics,
+        freshness: ex::scan::Freshness {
+            days: h.freshness.days,
+            text: h.freshness.text,
+            stale: h.freshness.stale,
+        },
     }
 }
 
@@ -154,6 +161,11 @@ fn core_header(h: ex::scan::MemoryHeader) -> scan::MemoryHeader {
         description: h.description,
         memory_type: h.memory_type.map(core_type),
         diagnostics: h.diagnostics,
+        freshness: freshness::Freshness {
+            days: h.freshness.days,
+            text: h.freshness.text,
+            stale: h.freshness.stale,
+        },
     }
 }
 
@@ -181,8 +193,8 @@ fn saturate(n: usize) -> u32 {
 struct Component;
 
 impl ex::scan::Guest for Component {
-    fn scan(dir: String) -> Result<ex::scan::ScanReport, wit::Error> {
-        let report = scan::scan(&HostFs, &dir).map_err(wit_error)?;
+    fn scan(dir: String, now_ms: i64) -> Result<ex::scan::ScanReport, wit::Error> {
+        let report = scan::scan(&HostFs, &dir, now_ms).map_err(wit_error)?;
         Ok(ex::scan::ScanReport {
             headers: report.headers.into_iter().map(wit_header).collect(),
             found: saturate(report.found),
@@ -252,7 +264,13 @@ fn wit_switches(s: switches::Switches) -> ex::instructions::Switches {
         instructions: s.instructions,
         bare: s.bare,
         auto_memory: s.auto_memory,
-        decided_by: s.decided_by.label(),
+        decided_by: match s.decided_by {
+            switches::DecidedBy::Env => ex::instructions::DecidedBy::Env,
+            switches::DecidedBy::Bare => ex::instructions::DecidedBy::Bare,
+            switches::DecidedBy::Remote => ex::instructions::DecidedBy::Remote,
+            switches::DecidedBy::Settings(path) => ex::instructions::DecidedBy::Settings(path),
+            switches::DecidedBy::Default => ex::instructions::DecidedBy::Default,
+        },
         team_memory: s.team_memory,
         daily_log: s.daily_log,
         diagnostics: s.diagnostics,
@@ -326,12 +344,7 @@ impl ex::instructions::Guest for Component {
     }
 }
 
-/// The `session` resource: a core session behind a `RefCell`, as resource methods take `&self`.
-struct SessionResource(RefCell<budget::Session>);
-
 impl ex::budget::Guest for Component {
-    type Session = SessionResource;
-
     fn limits() -> ex::budget::BudgetLimits {
         let l = budget::LIMITS;
         ex::budget::BudgetLimits {
@@ -347,162 +360,119 @@ impl ex::budget::Guest for Component {
             session_bytes: l.session_bytes,
         }
     }
-}
 
-impl ex::budget::GuestSession for SessionResource {
-    fn new() -> Self {
-        SessionResource(RefCell::new(budget::Session::new()))
-    }
-
-    fn from_json(text: String) -> Result<ex::budget::Session, String> {
-        let session = budget::Session::from_json(&text)?;
-        Ok(ex::budget::Session::new(SessionResource(RefCell::new(session))))
-    }
-
-    fn to_json(&self) -> String {
-        self.0.borrow().to_json()
-    }
-
-    fn begin_turn(&self) {
-        self.0.borrow_mut().begin_turn();
-    }
-
-    fn can_inject(&self, path: String, bytes: u32) -> bool {
-        self.0.borrow().can_inject(&path, bytes)
-    }
-
-    fn record_injection(&self, path: String, bytes: u32) {
-        self.0.borrow_mut().record_injection(&path, bytes);
-    }
-
-    fn surfaced(&self) -> Vec<String> {
-        self.0.borrow().surfaced().to_vec()
-    }
-
-    fn turn_bytes(&self) -> u32 {
-        self.0.borrow().turn_bytes()
-    }
-
-    fn session_bytes(&self) -> u32 {
-        self.0.borrow().session_bytes()
-    }
-
-    fn compact(&self) {
-        self.0.borrow_mut().compact();
+    fn session_totals(session: String) -> Result<ex::budget::Totals, wit::Error> {
+        let t = budget::totals(&session).map_err(wit_error)?;
+        Ok(ex::budget::Totals {
+            surfaced: t.surfaced,
+            turn_bytes: t.turn_bytes,
+            session_bytes: t.session_bytes,
+        })
     }
 }
 
-/// Runs `f` on the core's view of a WIT recall input.
-fn with_input<T>(i: &ex::recall::RecallInput, f: impl FnOnce(&recall::Input<'_>) -> T) -> T {
-    f(&recall::Input {
-        memory_dir: &i.memory_dir,
-        query: &i.query,
-        recent_tools: &i.recent_tools,
-        already_read: &i.already_read,
-        auto_memory: i.auto_memory,
-        ignore_memory: i.ignore_memory,
-        now_ms: i.now_ms,
-    })
+fn core_target(t: wit::Target) -> Target {
+    Target { cwd: t.cwd, env: t.env, memory_dir: t.memory_dir }
 }
 
-fn core_pending(p: ex::recall::Pending) -> recall::Pending {
-    recall::Pending {
-        request: core_request(p.request),
-        candidates: p.candidates.into_iter().map(core_header).collect(),
+fn core_reply(r: ex::model::ModelReply) -> Reply {
+    match r {
+        ex::model::ModelReply::Text(text) => Reply::Text(text),
+        ex::model::ModelReply::Failed(why) => Reply::Failed(why),
     }
 }
 
-fn core_request(r: ex::recall::ModelRequest) -> recall::ModelRequest {
-    recall::ModelRequest {
-        system: r.system,
-        user: r.user,
-        schema: r.schema,
-        max_tokens: r.max_tokens,
-        tier: r.tier,
+fn wit_call(c: ModelCall) -> ex::model::ModelCall {
+    let r = c.request;
+    ex::model::ModelCall {
+        request: ex::model::ModelRequest {
+            system: r.system,
+            user: r.user,
+            schema: r.schema,
+            max_tokens: r.max_tokens,
+            tier: match r.tier {
+                model::Tier::Small => ex::model::Tier::Small,
+            },
+        },
+        state: c.state,
+        call: c.call,
+        calls: c.calls,
     }
 }
 
-fn wit_outcome(o: recall::Outcome) -> ex::recall::RecallResult {
-    ex::recall::RecallResult {
-        selected: o.selected,
-        attachments: o
+impl ex::recall::Guest for Component {
+    fn start(input: ex::recall::RecallInput) -> Result<ex::recall::RecallStep, wit::Error> {
+        let input = recall::Input {
+            target: core_target(input.target),
+            query: input.query,
+            recent_tools: input.recent_tools,
+            already_read: input.already_read,
+            ignore_memory: input.ignore_memory,
+            now_ms: input.now_ms,
+            session: input.session,
+            offline: input.offline,
+        };
+        recall::start(&HostFs, &input).map(wit_recall_step).map_err(wit_error)
+    }
+
+    fn resume(state: String, reply: ex::model::ModelReply) -> Result<ex::recall::RecallStep, wit::Error> {
+        recall::resume(&HostFs, &state, core_reply(reply)).map(wit_recall_step).map_err(wit_error)
+    }
+}
+
+fn wit_recall_step(step: Step<recall::RecallResult>) -> ex::recall::RecallStep {
+    use ex::recall::SkipReason as W;
+    let r = match step {
+        Step::Ask(call) => return ex::recall::RecallStep::Ask(wit_call(call)),
+        Step::Done(r) => r,
+    };
+    ex::recall::RecallStep::Done(ex::recall::RecallResult {
+        skipped: r.skipped.map(|s| match s {
+            recall::Skip::SingleWord => W::SingleWord,
+            recall::Skip::Disabled => W::Disabled,
+            recall::Skip::Ignored => W::Ignored,
+            recall::Skip::Budget => W::Budget,
+            recall::Skip::NoMemories => W::NoMemories,
+        }),
+        selector: r.selector,
+        selected: r.selected,
+        attachments: r
             .attachments
             .into_iter()
             .map(|a| ex::recall::Attachment {
                 path: a.path,
                 freshness: a.freshness,
+                stale: a.stale,
                 bytes: a.bytes,
                 truncated: a.truncated,
                 text: a.text,
             })
             .collect(),
-        diagnostics: o.diagnostics,
-    }
-}
-
-impl ex::recall::Guest for Component {
-    fn prepare(
-        input: ex::recall::RecallInput,
-        session: ex::budget::SessionBorrow<'_>,
-    ) -> Result<ex::recall::Prepared, wit::Error> {
-        let mut session = session.get::<SessionResource>().0.borrow_mut();
-        let prepared =
-            with_input(&input, |i| recall::prepare(&HostFs, i, &mut session)).map_err(wit_error)?;
-        Ok(match prepared {
-            Err(skip) => ex::recall::Prepared::Skipped(match skip {
-                recall::Skip::SingleWord => ex::recall::SkipReason::SingleWord,
-                recall::Skip::Disabled => ex::recall::SkipReason::Disabled,
-                recall::Skip::Ignored => ex::recall::SkipReason::Ignored,
-                recall::Skip::Budget => ex::recall::SkipReason::Budget,
-                recall::Skip::NoMemories => ex::recall::SkipReason::NoMemories,
-            }),
-            Ok(pending) => ex::recall::Prepared::Ask(ex::recall::Pending {
-                request: wit_request(pending.request),
-                candidates: pending.candidates.into_iter().map(wit_header).collect(),
-            }),
-        })
-    }
-
-    fn complete(
-        input: ex::recall::RecallInput,
-        session: ex::budget::SessionBorrow<'_>,
-        pending: ex::recall::Pending,
-        reply: String,
-    ) -> ex::recall::RecallResult {
-        let mut session = session.get::<SessionResource>().0.borrow_mut();
-        let pending = core_pending(pending);
-        wit_outcome(with_input(&input, |i| recall::complete(&HostFs, i, &mut session, &pending, &reply)))
-    }
-
-    fn offline(
-        input: ex::recall::RecallInput,
-        session: ex::budget::SessionBorrow<'_>,
-        pending: ex::recall::Pending,
-    ) -> ex::recall::RecallResult {
-        let mut session = session.get::<SessionResource>().0.borrow_mut();
-        let pending = core_pending(pending);
-        wit_outcome(with_input(&input, |i| recall::offline(&HostFs, i, &mut session, &pending)))
-    }
+        diagnostics: r.diagnostics,
+        session: r.session,
+        turn_bytes: r.turn_bytes,
+        session_bytes: r.session_bytes,
+    })
 }
 
 impl ex::writer::Guest for Component {
-    fn save(r: ex::writer::SaveRequest) -> Result<ex::writer::SaveReport, wit::Error> {
-        let request = writer::SaveRequest {
-            memory_dir: &r.memory_dir,
-            memory_type: core_type(r.memory_type),
-            name: &r.name,
-            description: &r.description,
-            topic: r.topic.as_deref(),
-            body: &r.body,
-            now_ms: r.now_ms,
-            utc_offset_minutes: r.utc_offset_minutes,
-            scope: r.scope.map(|s| match s {
+    fn save(request: ex::writer::SaveRequest) -> Result<ex::writer::SaveReport, wit::Error> {
+        let target = core_target(request.target);
+        let save = writer::Save {
+            target: &target,
+            memory_type: core_type(request.memory_type),
+            name: &request.name,
+            description: &request.description,
+            topic: request.topic.as_deref(),
+            body: &request.body,
+            now_ms: request.now_ms,
+            utc_offset_minutes: request.utc_offset_minutes,
+            scope: request.scope.map(|s| match s {
                 ex::writer::MemoryScope::Private => writer::Scope::Private,
                 ex::writer::MemoryScope::Team => writer::Scope::Team,
             }),
-            team_memory: r.team_memory,
         };
-        let report = writer::save(&HostFs, &request).map_err(wit_error)?;
+        let report = writer::save(&HostFs, &save).map_err(wit_error)?;
         Ok(ex::writer::SaveReport {
             path: report.path,
             created: report.created,
@@ -515,8 +485,8 @@ impl ex::writer::Guest for Component {
         })
     }
 
-    fn forget(memory_dir: String, path: String) -> Result<ex::writer::ForgetReport, wit::Error> {
-        let report = writer::forget(&HostFs, &memory_dir, &path).map_err(wit_error)?;
+    fn forget(target: wit::Target, path: String) -> Result<ex::writer::ForgetReport, wit::Error> {
+        let report = writer::forget(&HostFs, &core_target(target), &path).map_err(wit_error)?;
         Ok(ex::writer::ForgetReport {
             path: report.path,
             index_lines_removed: saturate(report.index_lines_removed),
@@ -524,33 +494,24 @@ impl ex::writer::Guest for Component {
     }
 }
 
-fn core_messages(messages: Vec<ex::extract::Message>) -> Vec<extract::Message> {
-    messages.into_iter().map(|m| extract::Message { role: m.role, text: m.text, wrote: m.wrote }).collect()
+fn wit_op(o: extract::OpReport) -> ex::extract::OpReport {
+    ex::extract::OpReport { op: o.op, path: o.path, rejected: o.rejected }
 }
 
-fn wit_request(r: recall::ModelRequest) -> ex::recall::ModelRequest {
-    ex::recall::ModelRequest {
-        system: r.system,
-        user: r.user,
-        schema: r.schema,
-        max_tokens: r.max_tokens,
-        tier: r.tier,
+fn wit_role(r: extract::Role) -> ex::extract::Role {
+    match r {
+        extract::Role::User => ex::extract::Role::User,
+        extract::Role::Assistant => ex::extract::Role::Assistant,
+        extract::Role::Tool => ex::extract::Role::Tool,
     }
 }
 
-/// Runs `f` on the core's view of a WIT extraction input.
-fn with_extract_input<T>(i: ex::extract::ExtractInput, f: impl FnOnce(&extract::Input<'_>) -> T) -> T {
-    let messages = core_messages(i.messages);
-    f(&extract::Input {
-        memory_dir: &i.memory_dir,
-        messages: &messages,
-        cursor: i.cursor as usize,
-        written: &i.written,
-        main_agent: i.main_agent,
-        auto_memory: i.auto_memory,
-        now_ms: i.now_ms,
-        utc_offset_minutes: i.utc_offset_minutes,
-    })
+fn core_role(r: ex::extract::Role) -> extract::Role {
+    match r {
+        ex::extract::Role::User => extract::Role::User,
+        ex::extract::Role::Assistant => extract::Role::Assistant,
+        ex::extract::Role::Tool => extract::Role::Tool,
+    }
 }
 
 impl ex::extract::Guest for Component {
@@ -558,98 +519,88 @@ impl ex::extract::Guest for Component {
         let messages = extract::parse_transcript(&text).map_err(wit::Error::InvalidInput)?;
         Ok(messages
             .into_iter()
-            .map(|m| ex::extract::Message { role: m.role, text: m.text, wrote: m.wrote })
+            .map(|m| ex::extract::Message { role: wit_role(m.role), text: m.text, wrote: m.wrote })
             .collect())
     }
 
-    fn begin(input: ex::extract::ExtractInput) -> Result<ex::extract::Begun, wit::Error> {
-        let begun = with_extract_input(input, |i| extract::begin(&HostFs, i)).map_err(wit_error)?;
-        Ok(match begun {
-            Err(skip) => ex::extract::Begun::Skipped(match skip {
-                extract::Skip::Subagent => ex::extract::SkipReason::Subagent,
-                extract::Skip::Disabled => ex::extract::SkipReason::Disabled,
-                extract::Skip::NothingNew => ex::extract::SkipReason::NothingNew,
-                extract::Skip::MainAgentWrote => ex::extract::SkipReason::MainAgentWrote,
-            }),
-            Ok(round) => ex::extract::Begun::Ask(ex::extract::Round {
-                request: wit_request(round.request),
-                candidates: round.candidates.into_iter().map(wit_header).collect(),
-                conversation: round.conversation,
-            }),
-        })
-    }
-
-    fn read_round(
-        input: ex::extract::ExtractInput,
-        round: ex::extract::Round,
-        reply: String,
-    ) -> ex::extract::ReadResult {
-        let round = extract::Round {
-            request: core_request(round.request),
-            candidates: round.candidates.into_iter().map(core_header).collect(),
-            conversation: round.conversation,
+    fn start(input: ex::extract::ExtractInput) -> Result<ex::extract::ExtractStep, wit::Error> {
+        let input = extract::Input {
+            target: core_target(input.target),
+            messages: input
+                .messages
+                .into_iter()
+                .map(|m| extract::Message { role: core_role(m.role), text: m.text, wrote: m.wrote })
+                .collect(),
+            conversation: input.conversation,
+            written: input.written,
+            main_agent: input.main_agent,
+            now_ms: input.now_ms,
+            utc_offset_minutes: input.utc_offset_minutes,
         };
-        let (request, read, diagnostics) =
-            with_extract_input(input, |i| extract::read_round(&HostFs, i, &round, &reply));
-        ex::extract::ReadResult { request: wit_request(request), read, diagnostics }
+        extract::start(&HostFs, &input).map(wit_extract_step).map_err(wit_error)
     }
 
-    fn apply(input: ex::extract::ExtractInput, reply: String) -> ex::extract::ApplyResult {
-        let (ops, diagnostics) = with_extract_input(input, |i| extract::apply(&HostFs, i, &reply));
-        wit_apply_result(ops, diagnostics)
+    fn resume(state: String, reply: ex::model::ModelReply) -> Result<ex::extract::ExtractStep, wit::Error> {
+        extract::resume(&HostFs, &state, core_reply(reply)).map(wit_extract_step).map_err(wit_error)
     }
+}
+
+fn wit_extract_step(step: Step<extract::ExtractResult>) -> ex::extract::ExtractStep {
+    use ex::extract::SkipReason as W;
+    let r = match step {
+        Step::Ask(call) => return ex::extract::ExtractStep::Ask(wit_call(call)),
+        Step::Done(r) => r,
+    };
+    ex::extract::ExtractStep::Done(ex::extract::ExtractResult {
+        skipped: r.skipped.map(|s| match s {
+            extract::Skip::Subagent => W::Subagent,
+            extract::Skip::Disabled => W::Disabled,
+            extract::Skip::NothingNew => W::NothingNew,
+            extract::Skip::MainAgentWrote => W::MainAgentWrote,
+        }),
+        cursor: r.cursor,
+        read: r.read,
+        operations: r.operations.into_iter().map(wit_op).collect(),
+        diagnostics: r.diagnostics,
+    })
 }
 
 impl ex::daily_log::Guest for Component {
     fn append(
-        memory_dir: String,
+        target: wit::Target,
         text: String,
         now_ms: i64,
         utc_offset_minutes: i32,
     ) -> Result<String, wit::Error> {
-        dailylog::append(&HostFs, &memory_dir, &text, now_ms, utc_offset_minutes).map_err(wit_error)
-    }
-
-    fn plan(memory_dir: String) -> Result<Vec<ex::daily_log::Chunk>, wit::Error> {
-        let chunks = dailylog::plan(&HostFs, &memory_dir).map_err(wit_error)?;
-        Ok(chunks
-            .into_iter()
-            .map(|c| ex::daily_log::Chunk {
-                request: wit_request(c.request),
-                logs: c
-                    .logs
-                    .into_iter()
-                    .map(|p| ex::daily_log::LogPosition { path: p.path, bytes: p.bytes })
-                    .collect(),
-            })
-            .collect())
-    }
-
-    fn apply(
-        memory_dir: String,
-        now_ms: i64,
-        utc_offset_minutes: i32,
-        reply: String,
-    ) -> ex::extract::ApplyResult {
-        let target = extract::Target { memory_dir: &memory_dir, now_ms, utc_offset_minutes };
-        let (ops, diagnostics) = extract::apply_operations(&HostFs, &target, &reply, "dream");
-        wit_apply_result(ops, diagnostics)
-    }
-
-    fn commit(memory_dir: String, logs: Vec<ex::daily_log::LogPosition>) -> Result<(), wit::Error> {
-        let logs: Vec<_> =
-            logs.into_iter().map(|p| dailylog::LogPosition { path: p.path, bytes: p.bytes }).collect();
-        dailylog::commit(&HostFs, &memory_dir, &logs).map_err(wit_error)
+        dailylog::append_to(&HostFs, &core_target(target), &text, now_ms, utc_offset_minutes)
+            .map_err(wit_error)
     }
 }
 
-fn wit_apply_result(ops: Vec<extract::OpReport>, diagnostics: Vec<String>) -> ex::extract::ApplyResult {
-    ex::extract::ApplyResult {
-        operations: ops
-            .into_iter()
-            .map(|o| ex::extract::OpReport { op: o.op, path: o.path, rejected: o.rejected })
-            .collect(),
-        diagnostics,
+impl ex::dream::Guest for Component {
+    fn start(input: ex::dream::DreamInput) -> Result<ex::dream::DreamStep, wit::Error> {
+        let input = dream::Input {
+            target: core_target(input.target),
+            now_ms: input.now_ms,
+            utc_offset_minutes: input.utc_offset_minutes,
+        };
+        dream::start(&HostFs, &input).map(wit_dream_step).map_err(wit_error)
+    }
+
+    fn resume(state: String, reply: ex::model::ModelReply) -> Result<ex::dream::DreamStep, wit::Error> {
+        dream::resume(&HostFs, &state, core_reply(reply)).map(wit_dream_step).map_err(wit_error)
+    }
+}
+
+fn wit_dream_step(step: Step<dream::DreamResult>) -> ex::dream::DreamStep {
+    match step {
+        Step::Ask(call) => ex::dream::DreamStep::Ask(wit_call(call)),
+        Step::Done(r) => ex::dream::DreamStep::Done(ex::dream::DreamResult {
+            chunks: r.chunks,
+            committed: r.committed,
+            operations: r.operations.into_iter().map(wit_op).collect(),
+            diagnostics: r.diagnostics,
+        }),
     }
 }
 

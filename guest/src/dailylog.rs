@@ -3,15 +3,16 @@
 //! topic files and MEMORY.md through model requests, recording how far it read so a rerun does
 //! nothing new. The logs stay in place.
 //!
-//! Dream call order: [`plan`] gives the chunks; for each, the host asks the model, applies the
-//! reply with [`crate::extract::apply_operations`], then [`commit`]s the chunk.
+//! The dream itself is a step machine in [`crate::dream`], built on [`plan`] and [`commit`].
 
 use crate::error::{Error, Result};
 use crate::extract::{OPERATIONS_GUIDE, OPERATIONS_REPLY_SCHEMA};
 use crate::fs::{EntryKind, Fs, FsError, join};
-use crate::recall::ModelRequest;
+use crate::model::{ModelRequest, Tier};
+use crate::target::Target;
 use crate::{manifest, scan, secrets, writer};
 use chrono::{DateTime, Duration};
+use serde::{Deserialize, Serialize};
 
 /// The daily-log folder at the top of the memory directory.
 pub const LOG_DIR: &str = "logs";
@@ -23,7 +24,7 @@ pub const MAX_CHUNK_BYTES: usize = 48 * 1024;
 pub const MAX_ENTRY_BYTES: usize = 16 * 1024;
 
 /// How far the dream has read one log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogPosition {
     /// Path relative to the memory directory.
     pub path: String,
@@ -32,7 +33,7 @@ pub struct LogPosition {
 }
 
 /// One dream request and the log positions it covers.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
     /// The model request.
     pub request: ModelRequest,
@@ -45,6 +46,18 @@ pub fn log_path(now_ms: i64, utc_offset_minutes: i32) -> (String, DateTime<chron
     let local = DateTime::from_timestamp_millis(now_ms).unwrap_or_default()
         + Duration::minutes(utc_offset_minutes.into());
     (local.format("logs/%Y/%m/%Y-%m-%d.md").to_string(), local)
+}
+
+/// Appends an entry to today's log in `target`'s memory; returns the log's path (relative).
+pub fn append_to(
+    fs: &dyn Fs,
+    target: &Target,
+    text: &str,
+    now_ms: i64,
+    utc_offset_minutes: i32,
+) -> Result<String> {
+    let memory_dir = target.resolve(fs)?.memory_dir;
+    append(fs, &memory_dir, text, now_ms, utc_offset_minutes)
 }
 
 /// Appends an entry to today's log; returns the log's path (relative). Secrets are refused.
@@ -85,12 +98,12 @@ pub fn append(
 
 /// The dream's requests over everything the logs gained since the last dream, oldest first,
 /// each at most [`MAX_CHUNK_BYTES`] of log text. Empty when there is nothing new.
-pub fn plan(fs: &dyn Fs, memory_dir: &str) -> Result<Vec<Chunk>> {
+pub fn plan(fs: &dyn Fs, memory_dir: &str, now_ms: i64) -> Result<Vec<Chunk>> {
     let done = read_dreamed(fs, memory_dir)?;
     let mut logs = Vec::new();
     collect_logs(fs, memory_dir, LOG_DIR, &mut logs)?;
     logs.sort();
-    let existing = match scan::scan(fs, memory_dir) {
+    let existing = match scan::scan(fs, memory_dir, now_ms) {
         Ok(report) => manifest::format(&report.headers),
         Err(e) => return Err(e),
     };
@@ -136,7 +149,7 @@ fn chunk(existing: &str, logs: String, covered: Vec<LogPosition>) -> Chunk {
             ),
             schema: OPERATIONS_REPLY_SCHEMA.to_string(),
             max_tokens: 4096,
-            tier: "small".to_string(),
+            tier: Tier::Small,
         },
         logs: covered,
     }

@@ -1,20 +1,25 @@
-//! Writer B, background extraction (R9.2, R9.3), sans-IO in three calls:
+//! Writer B, background extraction (R9.2, R9.3), as a step machine (R0.3, see
+//! [`crate::model`]):
 //!
-//! 1. [`begin`]: given the transcript since the cursor, decide to skip (a subagent, memory off,
-//!    nothing new, or the main agent already wrote memory this turn — the cursor still advances)
-//!    or return the round-1 request: which existing memories might need to change?
-//! 2. [`read_round`]: given that reply (`{"read": [...]}`), read only the offered files the model
-//!    named and return the round-2 request with their contents.
-//! 3. [`apply`]: given the round-2 reply (`{"operations": [...]}`), validate every operation and
-//!    apply the valid ones through [`crate::writer`]; the result lists what was applied and what
-//!    was rejected, with reasons.
+//! 1. [`start`]: locate the memory, resolve the switches, read the conversation's cursor; skip
+//!    (a subagent, memory off, nothing new, or the main agent already wrote memory this turn —
+//!    the cursor still advances) or ask round 1: which existing memories might need to change?
+//! 2. [`resume`] with round 1's reply (`{"read": [...]}`): read only the offered files the model
+//!    named and ask round 2 with their contents.
+//! 3. [`resume`] with round 2's reply (`{"operations": [...]}`): validate every operation and
+//!    apply the valid ones through [`crate::writer`]; the result lists what was applied and
+//!    what was rejected, with reasons.
+//!
+//! A failed call at either round changes nothing but the cursor.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fs::{Fs, join};
 use crate::memory_type::MemoryType;
-use crate::recall::ModelRequest;
+use crate::model::{self, ModelRequest, Reply, Step, Tier};
 use crate::scan::{self, MemoryHeader};
+use crate::target::Target;
 use crate::{manifest, writer};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Transcript text offered to the model at most (the newest part is kept).
@@ -34,11 +39,46 @@ pub const MAX_REPLY_BYTES: usize = 8 * 1024 * 1024;
 /// saved memory itself this turn (R9.3).
 const WRITE_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "edit_file"];
 
-/// One message of the conversation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Message {
+/// Where the cursors of conversations live, inside the memory directory.
+pub const CURSORS_DIR: &str = ".cursors";
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// The user.
+    User,
+    /// The agent.
+    Assistant,
+    /// A tool's result.
+    Tool,
+}
+
+impl Role {
     /// `user`, `assistant` or `tool`.
-    pub role: String,
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Role> {
+        Some(match text {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "tool" => Role::Tool,
+            _ => return None,
+        })
+    }
+}
+
+/// One message of the conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
     /// The text, with tool calls summarised.
     pub text: String,
     /// Paths this message's tool calls wrote.
@@ -62,12 +102,11 @@ pub fn parse_transcript(text: &str) -> std::result::Result<Vec<Message>, String>
             (_, Value::String(_)) => (value.get("role"), value.get("content")),
             _ => continue,
         };
-        let Some(role) = role.and_then(Value::as_str).filter(|r| ["user", "assistant", "tool"].contains(r))
-        else {
+        let Some(role) = role.and_then(Value::as_str).and_then(Role::parse) else {
             continue;
         };
         let (text, wrote) = content_text(content.unwrap_or(&Value::Null));
-        messages.push(Message { role: role.to_string(), text, wrote });
+        messages.push(Message { role, text, wrote });
     }
     Ok(messages)
 }
@@ -103,8 +142,179 @@ fn content_text(content: &Value) -> (String, Vec<String>) {
 }
 
 /// What extraction runs over.
-#[derive(Debug, Clone)]
-pub struct Input<'a> {
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Input {
+    /// Whose memory.
+    pub target: Target,
+    /// The whole conversation so far.
+    pub messages: Vec<Message>,
+    /// The conversation's id, whose cursor the core keeps in `.cursors/`; `None`: no cursor.
+    pub conversation: Option<String>,
+    /// Paths the host knows the main agent wrote this turn.
+    pub written: Vec<String>,
+    /// False for a subagent.
+    pub main_agent: bool,
+    /// "Now", ms since the epoch.
+    pub now_ms: i64,
+    /// The user's UTC offset in minutes.
+    pub utc_offset_minutes: i32,
+}
+
+/// What an extraction did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ExtractResult {
+    /// Why it did not run.
+    pub skipped: Option<Skip>,
+    /// Messages seen: the cursor stored, whatever happened (R9.3).
+    pub cursor: u32,
+    /// Files round 1 asked for and round 2 was shown.
+    pub read: Vec<String>,
+    /// Every operation of round 2, applied or rejected.
+    pub operations: Vec<OpReport>,
+    /// Model failures and replies that could not be used.
+    pub diagnostics: Vec<String>,
+}
+
+/// What an extraction waiting for the model keeps between rounds.
+#[derive(Serialize, Deserialize)]
+struct State {
+    memory_dir: String,
+    conversation_id: Option<String>,
+    cursor: u32,
+    now_ms: i64,
+    utc_offset_minutes: i32,
+    candidates: Vec<MemoryHeader>,
+    conversation: String,
+    /// Round 2's: the files read and round 1's diagnostics; `None` in round 1.
+    read: Option<(Vec<String>, Vec<String>)>,
+}
+
+/// Starts extraction: skip (storing the cursor), or ask round 1.
+pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<ExtractResult>> {
+    if let Some(id) = &input.conversation {
+        valid_conversation_id(id)?;
+    }
+    let resolved = input.target.resolve(fs)?;
+    let memory_dir = resolved.memory_dir.as_str();
+    let cursor = match &input.conversation {
+        Some(id) => read_cursor(fs, memory_dir, id)?,
+        None => 0,
+    };
+    let seen = u32::try_from(input.messages.len()).unwrap_or(u32::MAX);
+    let turn = Turn {
+        memory_dir,
+        messages: &input.messages,
+        cursor: cursor as usize,
+        written: &input.written,
+        main_agent: input.main_agent,
+        auto_memory: resolved.switches.auto_memory,
+        now_ms: input.now_ms,
+        utc_offset_minutes: input.utc_offset_minutes,
+    };
+    let round = match begin(fs, &turn)? {
+        Ok(round) => round,
+        Err(skip) => {
+            store_cursor(fs, memory_dir, input.conversation.as_deref(), seen)?;
+            return Ok(Step::Done(ExtractResult {
+                skipped: Some(skip),
+                cursor: seen,
+                ..ExtractResult::default()
+            }));
+        }
+    };
+    let state = State {
+        memory_dir: memory_dir.to_string(),
+        conversation_id: input.conversation.clone(),
+        cursor: seen,
+        now_ms: input.now_ms,
+        utc_offset_minutes: input.utc_offset_minutes,
+        candidates: round.candidates,
+        conversation: round.conversation,
+        read: None,
+    };
+    Ok(model::ask(round.request, &state, 1, 2))
+}
+
+/// Takes round 1's reply and asks round 2, or takes round 2's and applies the operations.
+pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<ExtractResult>> {
+    let mut state: State = model::state("extraction", state)?;
+    let round_number = if state.read.is_none() { 1 } else { 2 };
+    let (read, mut diagnostics) = state.read.take().unwrap_or_default();
+    let mut result = ExtractResult { cursor: state.cursor, read, ..ExtractResult::default() };
+    let reply = match reply {
+        Reply::Text(reply) => reply,
+        Reply::Failed(why) => {
+            diagnostics.push(format!("round {round_number}: {why}; nothing changed"));
+            result.diagnostics = diagnostics;
+            store_cursor(fs, &state.memory_dir, state.conversation_id.as_deref(), state.cursor)?;
+            return Ok(Step::Done(result));
+        }
+    };
+    let turn = Turn {
+        memory_dir: &state.memory_dir,
+        now_ms: state.now_ms,
+        utc_offset_minutes: state.utc_offset_minutes,
+        ..Turn::default()
+    };
+    if round_number == 1 {
+        let round = Round {
+            request: request_round1(&state.candidates, &state.conversation),
+            candidates: std::mem::take(&mut state.candidates),
+            conversation: std::mem::take(&mut state.conversation),
+        };
+        let (request, read, diagnostics) = read_round(fs, &turn, &round, &reply);
+        state.candidates = round.candidates;
+        state.conversation = round.conversation;
+        state.read = Some((read, diagnostics));
+        return Ok(model::ask(request, &state, 2, 2));
+    }
+    let (operations, applied_diagnostics) = apply(fs, &turn, &reply);
+    diagnostics.extend(applied_diagnostics);
+    result.operations = operations;
+    result.diagnostics = diagnostics;
+    store_cursor(fs, &state.memory_dir, state.conversation_id.as_deref(), state.cursor)?;
+    Ok(Step::Done(result))
+}
+
+/// A conversation id names a file in `.cursors/`: letters, digits, `.`, `_`, `-`, not a dot
+/// name.
+fn valid_conversation_id(id: &str) -> Result<()> {
+    let ok = !id.is_empty()
+        && !id.starts_with('.')
+        && id.len() <= 200
+        && id.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput(format!("conversation id {id:?}: use letters, digits, `.`, `_`, `-`")))
+    }
+}
+
+fn cursor_path(memory_dir: &str, id: &str) -> String {
+    join(memory_dir, &format!("{CURSORS_DIR}/{id}"))
+}
+
+/// The stored cursor of a conversation; 0 when none was stored or it does not read as a number.
+fn read_cursor(fs: &dyn Fs, memory_dir: &str, id: &str) -> Result<u32> {
+    match fs.read_file(&cursor_path(memory_dir, id), 64) {
+        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).trim().parse().unwrap_or(0)),
+        Err(crate::FsError::NotFound(_)) => Ok(0),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Stores a conversation's cursor through the host filesystem (atomically, confined).
+fn store_cursor(fs: &dyn Fs, memory_dir: &str, id: Option<&str>, cursor: u32) -> Result<()> {
+    let Some(id) = id else { return Ok(()) };
+    fs.create_dir_all(&join(memory_dir, CURSORS_DIR))?;
+    fs.write_file(&cursor_path(memory_dir, id), format!("{cursor}\n").as_bytes())?;
+    Ok(())
+}
+
+/// One extraction as the rounds below see it, with the target resolved.
+#[derive(Debug, Clone, Default)]
+struct Turn<'a> {
     /// The memory directory.
     pub memory_dir: &'a str,
     /// The whole conversation so far.
@@ -124,7 +334,8 @@ pub struct Input<'a> {
 }
 
 /// Why extraction did not run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Skip {
     /// Not the main agent.
     Subagent,
@@ -150,7 +361,7 @@ impl Skip {
 
 /// The first round: the request and what it offered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Round {
+struct Round {
     /// The model request.
     pub request: ModelRequest,
     /// Existing memories offered.
@@ -159,11 +370,8 @@ pub struct Round {
     pub conversation: String,
 }
 
-/// What to do after `begin`: skip (with the cursor to store) or ask round 1.
-pub type Begun = std::result::Result<Round, Skip>;
-
-/// Starts extraction. The cursor to store afterwards is always `input.messages.len()`.
-pub fn begin(fs: &dyn Fs, input: &Input<'_>) -> Result<Begun> {
+/// Decides whether to extract, and builds round 1.
+fn begin(fs: &dyn Fs, input: &Turn<'_>) -> Result<std::result::Result<Round, Skip>> {
     if !input.main_agent {
         return Ok(Err(Skip::Subagent));
     }
@@ -179,31 +387,35 @@ pub fn begin(fs: &dyn Fs, input: &Input<'_>) -> Result<Begun> {
     if input.written.iter().any(|p| inside(p)) || new.iter().flat_map(|m| &m.wrote).any(|p| inside(p)) {
         return Ok(Err(Skip::MainAgentWrote));
     }
-    let candidates = match scan::scan(fs, input.memory_dir) {
+    let candidates = match scan::scan(fs, input.memory_dir, input.now_ms) {
         Ok(report) => report.headers,
         Err(crate::Error::Fs(crate::FsError::NotFound(_))) => Vec::new(),
         Err(e) => return Err(e),
     };
     let conversation = render_conversation(new);
-    let request = ModelRequest {
+    let request = request_round1(&candidates, &conversation);
+    Ok(Ok(Round { request, candidates, conversation }))
+}
+
+fn request_round1(candidates: &[MemoryHeader], conversation: &str) -> ModelRequest {
+    ModelRequest {
         system: ROUND1.to_string(),
         user: format!(
             "Existing memories:\n{}\nNew conversation:\n{conversation}",
-            if candidates.is_empty() { "(none yet)\n".to_string() } else { manifest::format(&candidates) }
+            if candidates.is_empty() { "(none yet)\n".to_string() } else { manifest::format(candidates) }
         ),
         schema: r#"{"type":"object","properties":{"read":{"type":"array","items":{"type":"string"}}},"required":["read"],"additionalProperties":false}"#.to_string(),
         max_tokens: 512,
-        tier: "small".to_string(),
-    };
-    Ok(Ok(Round { request, candidates, conversation }))
+        tier: Tier::Small,
+    }
 }
 
 /// Round 2: reads the offered files the model named (no others, at most [`MAX_READ_FILES`],
 /// each cut at [`MAX_READ_BYTES`]) and asks for the operations. Returns the request and the
 /// files read; a reply that cannot be read counts as "read nothing", with a diagnostic.
-pub fn read_round(
+fn read_round(
     fs: &dyn Fs,
-    input: &Input<'_>,
+    input: &Turn<'_>,
     round: &Round,
     reply: &str,
 ) -> (ModelRequest, Vec<String>, Vec<String>) {
@@ -243,13 +455,13 @@ pub fn read_round(
         ),
         schema: OPERATIONS_SCHEMA.to_string(),
         max_tokens: 4096,
-        tier: "small".to_string(),
+        tier: Tier::Small,
     };
     (request, read, diagnostics)
 }
 
 /// One operation, as applied or rejected.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpReport {
     /// `create`, `update` or `delete` (or what the model wrote).
     pub op: String,
@@ -260,8 +472,8 @@ pub struct OpReport {
 }
 
 /// Validates and applies the round-2 operations; each stands or falls alone.
-pub fn apply(fs: &dyn Fs, input: &Input<'_>, reply: &str) -> (Vec<OpReport>, Vec<String>) {
-    let target = Target {
+fn apply(fs: &dyn Fs, input: &Turn<'_>, reply: &str) -> (Vec<OpReport>, Vec<String>) {
+    let target = Landing {
         memory_dir: input.memory_dir,
         now_ms: input.now_ms,
         utc_offset_minutes: input.utc_offset_minutes,
@@ -271,7 +483,7 @@ pub fn apply(fs: &dyn Fs, input: &Input<'_>, reply: &str) -> (Vec<OpReport>, Vec
 
 /// Where operations land, and the clock for their dates.
 #[derive(Debug, Clone, Copy)]
-pub struct Target<'a> {
+pub struct Landing<'a> {
     /// The memory directory.
     pub memory_dir: &'a str,
     /// "Now", ms since the epoch.
@@ -284,7 +496,7 @@ pub struct Target<'a> {
 /// each operation on its own. `label` names the reply in diagnostics.
 pub fn apply_operations(
     fs: &dyn Fs,
-    target: &Target<'_>,
+    target: &Landing<'_>,
     reply: &str,
     label: &str,
 ) -> (Vec<OpReport>, Vec<String>) {
@@ -309,7 +521,7 @@ pub fn apply_operations(
 
 fn apply_one(
     fs: &dyn Fs,
-    input: &Target<'_>,
+    input: &Landing<'_>,
     op: &Value,
     kind: &str,
     path: &str,
@@ -319,7 +531,16 @@ fn apply_one(
         return Err("memories live at the top of the memory directory".to_string());
     }
     let exists = match fs.stat(&join(input.memory_dir, &rel)) {
-        Ok(_) => true,
+        // A link that leads out of the memory directory is refused here, whatever the host
+        // would let the core read there.
+        Ok(_) => {
+            let real = fs.real_path(&join(input.memory_dir, &rel)).map_err(|e| e.to_string())?;
+            let root = fs.real_path(input.memory_dir).map_err(|e| e.to_string())?;
+            if !crate::fs::is_within(&real, &root) {
+                return Err("it points outside the memory directory".to_string());
+            }
+            true
+        }
         Err(crate::FsError::NotFound(_)) => false,
         Err(crate::FsError::OutsideRoot(_)) => {
             return Err("it points outside the memory directory".to_string());
@@ -331,7 +552,7 @@ fn apply_one(
             if !exists {
                 return Err("there is no such memory to delete".to_string());
             }
-            writer::forget(fs, input.memory_dir, &rel).map(|_| ()).map_err(|e| e.to_string())
+            writer::forget_in(fs, input.memory_dir, &rel).map(|_| ()).map_err(|e| e.to_string())
         }
         "create" | "update" => {
             if kind == "create" && exists {
@@ -359,7 +580,7 @@ fn apply_one(
                 scope: Some(writer::Scope::Private),
                 team_memory: false,
             };
-            writer::save(fs, &request).map(|_| ()).map_err(|e| e.to_string())
+            writer::save_in(fs, &request).map(|_| ()).map_err(|e| e.to_string())
         }
         other => Err(format!("unknown op {other:?}: use create, update or delete")),
     }
@@ -369,7 +590,7 @@ fn render_conversation(messages: &[Message]) -> String {
     let mut text: String = messages
         .iter()
         .filter(|m| !m.text.trim().is_empty())
-        .map(|m| format!("{}: {}\n", m.role, m.text.trim()))
+        .map(|m| format!("{}: {}\n", m.role.as_str(), m.text.trim()))
         .collect();
     if text.chars().count() > MAX_TRANSCRIPT_CHARS {
         let skip = text.chars().count() - MAX_TRANSCRIPT_CHARS;

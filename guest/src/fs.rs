@@ -54,7 +54,8 @@ pub struct FileStat {
 }
 
 /// A host filesystem error; each message names the path.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Error, serde::Serialize)]
+#[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
 pub enum FsError {
     /// The path does not exist.
     #[error("{0}: not found")]

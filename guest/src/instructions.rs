@@ -18,7 +18,8 @@ pub const MAX_IMPORT_DEPTH: usize = 5;
 pub const DEFAULT_MANAGED_DIR: &str = "/etc/claude-code";
 
 /// Who wrote a file and where it lives (R3.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum FileType {
     /// Organisation policy.
     Managed,
@@ -82,7 +83,8 @@ pub struct InstructionFile {
 }
 
 /// What to load.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Request<'a> {
     /// The working directory.
     pub cwd: &'a str,
@@ -94,8 +96,27 @@ pub struct Request<'a> {
     pub add_dirs: &'a [String],
 }
 
+impl serde::Serialize for InstructionFile {
+    /// As the WIT `instruction-file` record, with the suffix its type gives it.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("instruction-file", 9)?;
+        s.serialize_field("path", &self.path)?;
+        s.serialize_field("file-type", &self.file_type)?;
+        s.serialize_field("suffix", self.file_type.suffix())?;
+        s.serialize_field("content", &self.content)?;
+        s.serialize_field("chars", &self.chars)?;
+        s.serialize_field("truncated", &self.truncated)?;
+        s.serialize_field("imports", &self.imports)?;
+        s.serialize_field("imported-by", &self.imported_by)?;
+        s.serialize_field("diagnostics", &self.diagnostics)?;
+        s.end()
+    }
+}
+
 /// Everything the prompt needs about one working directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Loaded {
     /// The files in load order.
     pub files: Vec<InstructionFile>,

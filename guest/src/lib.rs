@@ -17,6 +17,7 @@
 //!     description: Some("integration tests hit a real database".into()),
 //!     memory_type: Some(MemoryType::Feedback),
 //!     diagnostics: vec![],
+//!     freshness: Default::default(),
 //! };
 //! assert_eq!(
 //!     manifest::format(&[header]),
@@ -27,8 +28,10 @@
 pub mod budget;
 pub mod dailylog;
 pub mod dates;
+pub mod dream;
 pub mod error;
 pub mod extract;
+pub mod freshness;
 pub mod frontmatter;
 pub mod fs;
 pub mod glob;
@@ -36,6 +39,7 @@ pub mod index;
 pub mod instructions;
 pub mod manifest;
 pub mod memory_type;
+pub mod model;
 pub mod paths;
 pub mod prompt;
 pub mod recall;
@@ -43,6 +47,7 @@ pub mod scan;
 pub mod secrets;
 pub mod select;
 pub mod switches;
+pub mod target;
 pub mod text;
 pub mod time;
 pub mod writer;

@@ -40,6 +40,7 @@ mod tests {
             description: d.map(Into::into),
             memory_type: t,
             diagnostics: vec![],
+            freshness: Default::default(),
         }
     }
 

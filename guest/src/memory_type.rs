@@ -3,7 +3,8 @@
 use std::fmt;
 
 /// One of the four content types a memory can have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum MemoryType {
     /// Who the user is: role, goals, knowledge.
     User,

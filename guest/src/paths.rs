@@ -11,7 +11,8 @@ pub const MAX_SLUG_LEN: usize = 200;
 const MAX_GIT_FILE_BYTES: u64 = 4096;
 
 /// A working directory's memory location.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct MemoryLocation {
     /// The canonical project root.
     pub project_root: String,
@@ -112,7 +113,8 @@ pub fn home(env: &[(String, String)]) -> Option<String> {
 }
 
 /// The three scopes of a subagent's own memory (R11.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum AgentScope {
     /// `<config>/agent-memory/<agentType>/`: the user's, for every project.
     User,

@@ -4,7 +4,8 @@
 use crate::instructions::{FileType, InstructionFile, Loaded};
 
 /// How to render the prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Options {
     /// Teach the two-step save (file, then MEMORY.md line); `false` for hosts that skip the index.
     pub index_step: bool,

@@ -1,26 +1,144 @@
 //! Recall path B (R7.2–R7.7): for one user request, pick at most five memories and turn them
-//! into attachments within the session's budgets (R8). Sans-IO (R0.3): [`prepare`] returns the
-//! model request, the host performs it, [`complete`] takes the reply text. [`offline`] ranks
-//! lexically instead when no model is available.
-//!
-//! Call order for one user request: `prepare` (starts the turn), then either `complete` with the
-//! model's reply, `offline`, or nothing (the host gave up: no attachments).
+//! into attachments within the session's budgets (R8). A step machine (R0.3, see
+//! [`crate::model`]): [`start`] locates the memory, resolves the switches and either finishes
+//! (a skip, or the offline selector of R7.7) or asks the model to select; [`resume`] takes the
+//! reply — or the failure — and finishes.
 
 use crate::budget::{self, Session};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::freshness::Freshness;
 use crate::fs::{Fs, join};
+pub use crate::model::ModelRequest;
+use crate::model::{self, Reply, Step, Tier};
 use crate::scan::{self, MemoryHeader};
+use crate::target::Target;
 use crate::{manifest, select, text};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A reply longer than this is not a selection (R7.3): it is ignored, not parsed.
 pub const MAX_REPLY_BYTES: usize = 64 * 1024;
-/// One day in milliseconds (R7.6).
-const DAY_MS: i64 = 86_400_000;
 
 /// What one recall is about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Input {
+    /// Whose memory.
+    pub target: Target,
+    /// The user's request.
+    pub query: String,
+    /// Tools the agent used recently.
+    pub recent_tools: Vec<String>,
+    /// Files the agent already read (absolute, or relative to the memory directory).
+    pub already_read: Vec<String>,
+    /// The user said not to use memory for this request (R4.3).
+    pub ignore_memory: bool,
+    /// "Now", ms since the epoch (R7.6).
+    pub now_ms: i64,
+    /// The session so far as a previous result returned it; empty for a new one.
+    pub session: String,
+    /// Rank with the offline selector instead of asking a model (R7.7).
+    pub offline: bool,
+}
+
+/// What a recall produced, and the session to keep.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct RecallResult {
+    /// Why nothing was recalled, when it was skipped.
+    pub skipped: Option<Skip>,
+    /// `model` or `offline`.
+    pub selector: String,
+    /// Names selected and offered.
+    pub selected: Vec<String>,
+    /// Attachments within the budgets, in selection order.
+    pub attachments: Vec<Attachment>,
+    /// Names dropped, replies not used, a failed call, budgets hit.
+    pub diagnostics: Vec<String>,
+    /// The session after this turn.
+    pub session: String,
+    /// Bytes injected in this turn.
+    pub turn_bytes: u32,
+    /// Bytes injected since the session began or was compacted.
+    pub session_bytes: u32,
+}
+
+/// What a recall waiting for the model's selection keeps.
+#[derive(Serialize, Deserialize)]
+struct State {
+    memory_dir: String,
+    query: String,
+    now_ms: i64,
+    session: Session,
+    candidates: Vec<String>,
+}
+
+/// Starts a recall turn: skip, rank offline, or ask the model to select.
+pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
+    let mut session = Session::from_json(&input.session).map_err(Error::InvalidInput)?;
+    let resolved = input.target.resolve(fs)?;
+    let turn = Turn {
+        memory_dir: &resolved.memory_dir,
+        query: &input.query,
+        recent_tools: &input.recent_tools,
+        already_read: &input.already_read,
+        auto_memory: resolved.switches.auto_memory,
+        ignore_memory: input.ignore_memory,
+        now_ms: input.now_ms,
+    };
+    let selector = if input.offline { "offline" } else { "model" };
+    let pending = match prepare(fs, &turn, &mut session) {
+        Ok(Ok(pending)) => pending,
+        Ok(Err(skip)) => return Ok(Step::Done(finish(Outcome::default(), Some(skip), selector, &session))),
+        // A memory directory that does not exist yet simply has nothing to recall.
+        Err(Error::Fs(crate::FsError::NotFound(_))) => {
+            return Ok(Step::Done(finish(Outcome::default(), Some(Skip::NoMemories), selector, &session)));
+        }
+        Err(e) => return Err(e),
+    };
+    if input.offline {
+        let outcome = offline(fs, &turn, &mut session, &pending);
+        return Ok(Step::Done(finish(outcome, None, selector, &session)));
+    }
+    let state = State {
+        memory_dir: resolved.memory_dir.clone(),
+        query: input.query.clone(),
+        now_ms: input.now_ms,
+        session,
+        candidates: pending.candidates.iter().map(|c| c.path.clone()).collect(),
+    };
+    Ok(model::ask(pending.request, &state, 1, 1))
+}
+
+/// Finishes a recall with the model's selection, or with nothing when the call failed.
+pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<RecallResult>> {
+    let State { memory_dir, query, now_ms, mut session, candidates } = model::state("recall", state)?;
+    let turn = Turn { memory_dir: &memory_dir, query: &query, now_ms, ..Turn::default() };
+    let outcome = match reply {
+        Reply::Text(reply) => complete(fs, &turn, &mut session, &candidates, &reply),
+        Reply::Failed(why) => {
+            Outcome { diagnostics: vec![format!("{why}; nothing recalled this turn")], ..Outcome::default() }
+        }
+    };
+    Ok(Step::Done(finish(outcome, None, "model", &session)))
+}
+
+fn finish(outcome: Outcome, skipped: Option<Skip>, selector: &str, session: &Session) -> RecallResult {
+    RecallResult {
+        skipped,
+        selector: selector.to_string(),
+        selected: outcome.selected,
+        attachments: outcome.attachments,
+        diagnostics: outcome.diagnostics,
+        session: session.to_json(),
+        turn_bytes: session.turn_bytes(),
+        session_bytes: session.session_bytes(),
+    }
+}
+
+/// One turn as the steps below see it, with the target resolved.
 #[derive(Debug, Clone, Default)]
-pub struct Input<'a> {
+struct Turn<'a> {
     /// The memory directory to recall from.
     pub memory_dir: &'a str,
     /// The user's request.
@@ -38,7 +156,8 @@ pub struct Input<'a> {
 }
 
 /// Why nothing was recalled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Skip {
     /// The request is a single word (R7.2).
     SingleWord,
@@ -65,24 +184,9 @@ impl Skip {
     }
 }
 
-/// A model call for the host to make (R0.3).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelRequest {
-    /// System text.
-    pub system: String,
-    /// User text.
-    pub user: String,
-    /// JSON schema of the reply.
-    pub schema: String,
-    /// Max tokens of the reply.
-    pub max_tokens: u32,
-    /// `small`: a small, fast model will do.
-    pub tier: String,
-}
-
 /// A prepared selection: the request, and the candidates it offered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pending {
+struct Pending {
     /// The model request.
     pub request: ModelRequest,
     /// The memories the manifest offered, newest first.
@@ -90,12 +194,14 @@ pub struct Pending {
 }
 
 /// One memory, ready to be placed in the conversation (R7.5).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Attachment {
     /// Path relative to the memory directory.
     pub path: String,
     /// `today`, `yesterday` or `N days ago`, fixed when the attachment was made (R7.6).
     pub freshness: String,
+    /// Older than its type keeps (R1.6).
+    pub stale: bool,
     /// Bytes of memory content injected (counted against the budgets).
     pub bytes: u32,
     /// True when the memory was cut at 200 lines or 4,096 bytes.
@@ -117,9 +223,9 @@ pub struct Outcome {
 
 /// Starts a recall: begins the session's turn, decides whether to recall at all, and builds the
 /// model request over the memories not yet surfaced or read.
-pub fn prepare(
+fn prepare(
     fs: &dyn Fs,
-    input: &Input<'_>,
+    input: &Turn<'_>,
     session: &mut Session,
 ) -> Result<std::result::Result<Pending, Skip>> {
     session.begin_turn();
@@ -135,7 +241,7 @@ pub fn prepare(
     if session.session_bytes() >= budget::SESSION_BYTES {
         return Ok(Err(Skip::Budget));
     }
-    let report = scan::scan(fs, input.memory_dir)?;
+    let report = scan::scan(fs, input.memory_dir, input.now_ms)?;
     let read: Vec<String> = input.already_read.iter().map(|p| relative(input.memory_dir, p)).collect();
     let candidates: Vec<MemoryHeader> = report
         .headers
@@ -151,11 +257,11 @@ pub fn prepare(
 
 /// Finishes a recall with the model's reply text: lenient about fences and prose, trusting no
 /// name it did not offer (R7.3).
-pub fn complete(
+fn complete(
     fs: &dyn Fs,
-    input: &Input<'_>,
+    input: &Turn<'_>,
     session: &mut Session,
-    pending: &Pending,
+    candidates: &[String],
     reply: &str,
 ) -> Outcome {
     let mut outcome = Outcome::default();
@@ -178,7 +284,7 @@ pub fn complete(
         if outcome.selected.contains(&name) {
             continue;
         }
-        if pending.candidates.iter().any(|c| c.path == name) {
+        if candidates.contains(&name) {
             outcome.selected.push(name);
         } else {
             unknown += 1;
@@ -192,7 +298,7 @@ pub fn complete(
 }
 
 /// Finishes a recall with the offline lexical selector instead of a model (R7.7).
-pub fn offline(fs: &dyn Fs, input: &Input<'_>, session: &mut Session, pending: &Pending) -> Outcome {
+fn offline(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, pending: &Pending) -> Outcome {
     let mut outcome = Outcome {
         selected: select::rank(input.query, &pending.candidates, budget::SELECT_COUNT as usize),
         ..Outcome::default()
@@ -220,7 +326,7 @@ already using, skip memories that only explain how to use them, but keep their w
 and known problems. Reply with JSON only: {\"selected_memories\": [\"file.md\", ...]}, using file \
 names exactly as listed.";
 
-fn request(input: &Input<'_>, manifest: &str) -> ModelRequest {
+fn request(input: &Turn<'_>, manifest: &str) -> ModelRequest {
     let tools =
         if input.recent_tools.is_empty() { "none".to_string() } else { input.recent_tools.join(", ") };
     ModelRequest {
@@ -236,7 +342,7 @@ fn request(input: &Input<'_>, manifest: &str) -> ModelRequest {
         })
         .to_string(),
         max_tokens: budget::SELECT_REPLY_TOKENS,
-        tier: "small".to_string(),
+        tier: Tier::Small,
     }
 }
 
@@ -263,7 +369,7 @@ fn parse_reply(reply: &str) -> std::result::Result<Vec<String>, String> {
 }
 
 /// Reads each selected memory and, budgets permitting, makes it an attachment.
-fn attach(fs: &dyn Fs, input: &Input<'_>, session: &mut Session, outcome: &mut Outcome) {
+fn attach(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, outcome: &mut Outcome) {
     for path in &outcome.selected {
         let abs = join(input.memory_dir, path);
         let head = match fs.read_head(&abs, budget::MEMORY_LINES, budget::MEMORY_BYTES) {
@@ -279,12 +385,16 @@ fn attach(fs: &dyn Fs, input: &Input<'_>, session: &mut Session, outcome: &mut O
             outcome.diagnostics.push(format!("{path} did not fit in this turn's or this session's budget"));
             continue;
         }
-        let freshness = freshness(input.now_ms, head.mtime_ms);
+        let memory_type =
+            crate::frontmatter::parse(&text::normalize_newlines(&content).0, head.truncated).memory_type;
+        let Freshness { text: freshness, stale, .. } =
+            Freshness::of(input.now_ms, head.mtime_ms, memory_type);
         let text = wrap(&abs, &freshness, &content, head.truncated);
         session.record_injection(path, bytes);
         outcome.attachments.push(Attachment {
             path: path.clone(),
             freshness,
+            stale,
             bytes,
             truncated: head.truncated,
             text,
@@ -294,11 +404,7 @@ fn attach(fs: &dyn Fs, input: &Input<'_>, session: &mut Session, outcome: &mut O
 
 /// `today`, `yesterday` or `N days ago`; a future mtime counts as today (R7.6).
 pub fn freshness(now_ms: i64, mtime_ms: i64) -> String {
-    match (now_ms.saturating_sub(mtime_ms)).max(0) / DAY_MS {
-        0 => "today".to_string(),
-        1 => "yesterday".to_string(),
-        n => format!("{n} days ago"),
-    }
+    crate::freshness::text(crate::freshness::days(now_ms, mtime_ms))
 }
 
 /// The `<system-reminder>` block for one memory. Memory text cannot open or close the wrapper:
@@ -344,6 +450,8 @@ fn neutralize(content: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const DAY_MS: i64 = 86_400_000;
 
     #[test]
     fn freshness_counts_whole_days_and_treats_the_future_as_today() {

@@ -1,10 +1,12 @@
 //! `scan`: the memory files of a directory, newest first, with their frontmatter (R5.1, R5.2).
 
 use crate::error::Result;
+pub use crate::freshness::Freshness;
 use crate::frontmatter;
 use crate::fs::{EntryKind, Fs, is_within, join};
 use crate::memory_type::MemoryType;
 use crate::text;
+use serde::{Deserialize, Serialize};
 
 /// At most this many headers are kept (R5.1, R8.1).
 pub const MAX_FILES: usize = 200;
@@ -18,7 +20,8 @@ pub const INDEX_FILE: &str = "MEMORY.md";
 pub const LOGS_DIR: &str = "logs";
 
 /// One memory file as the scan saw it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct MemoryHeader {
     /// Path relative to the scanned directory, `/`-separated.
     pub path: String,
@@ -32,10 +35,12 @@ pub struct MemoryHeader {
     pub memory_type: Option<MemoryType>,
     /// What was wrong with the file.
     pub diagnostics: Vec<String>,
+    /// How old it is as of the scan's "now", and whether it may be stale.
+    pub freshness: Freshness,
 }
 
 /// An entry the scan passed over, with the reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Skipped {
     /// Path relative to the scanned directory.
     pub path: String,
@@ -44,7 +49,7 @@ pub struct Skipped {
 }
 
 /// What a scan returns.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct ScanReport {
     /// Newest first, at most [`MAX_FILES`].
     pub headers: Vec<MemoryHeader>,
@@ -63,12 +68,13 @@ struct Candidate {
 
 /// Scans `dir` (R5.1): walks it, stats every memory file, then reads the heads of only the
 /// newest [`MAX_FILES`]. The result is the same as reading every head, without the reads.
-pub fn scan(fs: &dyn Fs, dir: &str) -> Result<ScanReport> {
-    scan_with_limit(fs, dir, MAX_FILES)
+/// `now_ms` dates each header's [`Freshness`].
+pub fn scan(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
+    scan_with_limit(fs, dir, MAX_FILES, now_ms)
 }
 
 /// [`scan`] with another cap; `usize::MAX` reads every file.
-pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize) -> Result<ScanReport> {
+pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Result<ScanReport> {
     let dir = trim_dir(dir);
     let root_real = fs.real_path(dir)?;
     let mut report = ScanReport::default();
@@ -122,7 +128,14 @@ pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize) -> Result<ScanRepor
     report.found = candidates.len();
     candidates.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.rel.cmp(&b.rel)));
     candidates.truncate(limit);
-    report.headers = candidates.into_iter().map(|c| read_header(fs, c)).collect();
+    report.headers = candidates
+        .into_iter()
+        .map(|c| {
+            let mut header = read_header(fs, c);
+            header.freshness = Freshness::of(now_ms, header.mtime_ms, header.memory_type);
+            header
+        })
+        .collect();
     // A file may have changed between the listing and the read: order by what was read.
     report.headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
     Ok(report)
@@ -166,6 +179,7 @@ fn read_header(fs: &dyn Fs, candidate: Candidate) -> MemoryHeader {
         description: None,
         memory_type: None,
         diagnostics: Vec::new(),
+        freshness: Freshness::default(),
     };
     let head = match fs.read_head(&candidate.abs, HEAD_LINES, HEAD_BYTES) {
         Ok(head) => head,

@@ -153,6 +153,7 @@ mod tests {
             description: Some(description.into()),
             memory_type: Some(MemoryType::Reference),
             diagnostics: vec![],
+            freshness: Default::default(),
         }
     }
 

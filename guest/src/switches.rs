@@ -30,7 +30,8 @@ impl<'a> Env<'a> {
 }
 
 /// Which rule of the auto-memory chain (R4.2) decided.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
 pub enum DecidedBy {
     /// `CLAUDE_CODE_DISABLE_AUTO_MEMORY`.
     Env,
@@ -69,7 +70,8 @@ impl DecidedBy {
 }
 
 /// The switches in force for one working directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct Switches {
     /// Instruction files (Managed, User, Project, Local) are loaded (R4.1).
     pub instructions: bool,

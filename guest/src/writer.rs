@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::fs::{Fs, FsError, join};
 use crate::memory_type::MemoryType;
 use crate::scan::INDEX_FILE;
+use crate::target::Target;
 use crate::{dates, frontmatter, index, secrets, text};
 use chrono::{DateTime, Duration};
 
@@ -20,7 +21,57 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Index lines are kept under this many characters (R6.1).
 pub const MAX_INDEX_LINE_CHARS: usize = 150;
 
-/// What to save.
+/// What to save, for whom: the core locates the memory directory and decides whether team
+/// memory is on.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Save<'a> {
+    /// Whose memory.
+    pub target: &'a Target,
+    /// The content type.
+    pub memory_type: MemoryType,
+    /// A short title.
+    pub name: &'a str,
+    /// One sentence saying when the memory is relevant.
+    pub description: &'a str,
+    /// The topic part of `{type}_{topic}.md`; derived from the name when `None`.
+    pub topic: Option<&'a str>,
+    /// The memory itself.
+    pub body: &'a str,
+    /// "Now", ms since the epoch.
+    pub now_ms: i64,
+    /// The user's UTC offset in minutes.
+    pub utc_offset_minutes: i32,
+    /// Private or team memory; `None` routes by type when team memory is on (R10.1).
+    pub scope: Option<Scope>,
+}
+
+/// Saves a memory in `req.target`'s memory directory, with the switches in force there.
+pub fn save(fs: &dyn Fs, req: &Save<'_>) -> Result<SaveReport> {
+    let resolved = req.target.resolve(fs)?;
+    save_in(
+        fs,
+        &SaveRequest {
+            memory_dir: &resolved.memory_dir,
+            memory_type: req.memory_type,
+            name: req.name,
+            description: req.description,
+            topic: req.topic,
+            body: req.body,
+            now_ms: req.now_ms,
+            utc_offset_minutes: req.utc_offset_minutes,
+            scope: req.scope,
+            team_memory: resolved.switches.team_memory,
+        },
+    )
+}
+
+/// Forgets a memory of `target`'s memory directory.
+pub fn forget(fs: &dyn Fs, target: &Target, path: &str) -> Result<ForgetReport> {
+    forget_in(fs, &target.resolve(fs)?.memory_dir, path)
+}
+
+/// A save with the target resolved.
 #[derive(Debug, Clone)]
 pub struct SaveRequest<'a> {
     /// The memory directory (created when missing).
@@ -46,7 +97,8 @@ pub struct SaveRequest<'a> {
 }
 
 /// Where a memory lives when team memory is on (R10.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Scope {
     /// The user's own auto-memory directory.
     Private,
@@ -69,7 +121,8 @@ impl Scope {
 }
 
 /// What a save changed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct SaveReport {
     /// The file, relative to the memory directory.
     pub path: String,
@@ -82,7 +135,8 @@ pub struct SaveReport {
 }
 
 /// What a forget changed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct ForgetReport {
     /// The file removed, relative to the memory directory.
     pub path: String,
@@ -91,7 +145,7 @@ pub struct ForgetReport {
 }
 
 /// Saves a memory: validates everything, then writes the file and its index line.
-pub fn save(fs: &dyn Fs, req: &SaveRequest<'_>) -> Result<SaveReport> {
+pub fn save_in(fs: &dyn Fs, req: &SaveRequest<'_>) -> Result<SaveReport> {
     let name = one_line("name", req.name)?;
     let mut description = one_line("description", req.description)?;
     let topic = match req.topic {
@@ -196,7 +250,7 @@ fn save_locked(
 }
 
 /// Forgets a memory: removes the file and every index line that points at it.
-pub fn forget(fs: &dyn Fs, memory_dir: &str, path: &str) -> Result<ForgetReport> {
+pub fn forget_in(fs: &dyn Fs, memory_dir: &str, path: &str) -> Result<ForgetReport> {
     let full = valid_relative_path(path)?;
     // A team memory's line is in the team index, relative to the team folder.
     let (memory_dir, rel) = match full.strip_prefix("team/") {

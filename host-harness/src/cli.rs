@@ -85,6 +85,8 @@ pub struct Context {
     /// `--now`, when given; else the clock is read each time.
     now_ms: Option<i64>,
     runtime: OnceCell<ComponentRuntime>,
+    /// Where every core call is recorded, for call scripts (the conformance runner's).
+    record: Option<crate::calls::Log>,
 }
 
 impl Context {
@@ -130,11 +132,20 @@ impl Context {
             backend: self.backend,
             now_ms: self.now_ms,
             runtime: OnceCell::new(),
+            record: self.record.clone(),
         }
     }
 
     /// A core on the chosen backend, with `fs` as its filesystem.
     pub fn core(&self, fs: ConfinedFs) -> Result<Box<dyn Core + '_>, Error> {
+        if let Some(log) = &self.record {
+            let grant = crate::calls::Grant::of(&fs);
+            return Ok(Box::new(crate::calls::Recording::new(self.backend_core(fs)?, grant, log.clone())));
+        }
+        self.backend_core(fs)
+    }
+
+    fn backend_core(&self, fs: ConfinedFs) -> Result<Box<dyn Core + '_>, Error> {
         Ok(match self.backend {
             Backend::Native => Box::new(NativeCore::new(fs)),
             Backend::Component => {
@@ -203,6 +214,17 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    run_recorded(args, env, out, err, None)
+}
+
+/// [`run`], recording every call the command makes on the core into `record`.
+pub fn run_recorded(
+    args: impl IntoIterator<Item = String>,
+    env: Vec<(String, String)>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    record: Option<crate::calls::Log>,
+) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -212,7 +234,7 @@ pub fn run(
             return status;
         }
     };
-    let ctx = Context { env, backend: cli.backend, now_ms: cli.now, runtime: OnceCell::new() };
+    let ctx = Context { env, backend: cli.backend, now_ms: cli.now, runtime: OnceCell::new(), record };
     let outcome = match cli.command {
         Command::Manifest(a) => commands::manifest::run(&ctx, a, out),
         Command::Scan(a) => commands::scan::run(&ctx, a, out),

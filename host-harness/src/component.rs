@@ -7,20 +7,23 @@ use crate::bindings::memdir::memory::types as wit;
 use crate::error::{Error, Result};
 use crate::fs::SharedFs;
 use crate::{Core, cache, host_fs};
-use memdir_core::budget::Limits;
-use memdir_core::budget::Session;
+use memdir_core::budget::{Limits, Totals};
 use memdir_core::dates::Conversion;
+use memdir_core::dream::{self, DreamResult};
+use memdir_core::extract::{self, ExtractResult, OpReport, Role};
+use memdir_core::freshness::Freshness;
 use memdir_core::index::{LoadedIndex, Truncation};
 use memdir_core::instructions::{FileType, InstructionFile, Loaded, Request};
+use memdir_core::model::{ModelCall, ModelRequest, Reply, Step, Tier};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::prompt::Options;
-use memdir_core::recall::{Attachment, Input, ModelRequest, Outcome, Pending, Skip};
+use memdir_core::recall::{self, Attachment, RecallResult, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
 use memdir_core::switches::{DecidedBy, Switches};
-use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest, Scope};
-use memdir_core::{dailylog, extract};
+use memdir_core::target::Target;
+use memdir_core::writer::{ForgetReport, Save, SaveReport, Scope};
 use std::path::Path;
-use wasmtime::component::{HasSelf, Linker, ResourceAny, ResourceTable};
+use wasmtime::component::{HasSelf, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
@@ -33,8 +36,8 @@ pub const CORE_WASM: &[u8] = include_bytes!(env!("MEMDIR_CORE_WASM"));
 /// and a captured stderr). No filesystem, sockets, clocks or random numbers: the host supplies
 /// the world through `host-fs` alone (R0.2). Versions of WASI 0.2 may differ by patch.
 pub const ALLOWED_IMPORTS: &[&str] = &[
-    "memdir:memory/types@0.1.0",
-    "memdir:memory/host-fs@0.1.0",
+    "memdir:memory/types@0.2.0",
+    "memdir:memory/host-fs@0.2.0",
     "wasi:cli/environment@0.2.",
     "wasi:cli/exit@0.2.",
     "wasi:cli/stdin@0.2.",
@@ -71,6 +74,9 @@ impl WasiView for HostState {
     }
 }
 
+/// The version of the WIT package this harness embeds.
+pub const WIT_VERSION: &str = "0.2.0";
+
 /// A compiled component ready to be instantiated: load it once, make a [`ComponentCore`] per
 /// set of granted roots.
 pub struct ComponentRuntime {
@@ -90,8 +96,8 @@ impl ComponentRuntime {
     /// Loads a component from bytes, caching its compiled form in `cache_dir` when given.
     /// Refuses a component whose imports go beyond [`ALLOWED_IMPORTS`].
     pub fn from_wasm(wasm: &[u8], cache_dir: Option<&Path>) -> Result<Self> {
-        let engine = Engine::new(&Config::new()).map_err(|e| Error::Load(format!("{e:#}")))?;
-        let component = cache::load(&engine, wasm, cache_dir).map_err(|e| Error::Load(format!("{e:#}")))?;
+        let engine = Engine::new(&Config::new()).map_err(Error::Load)?;
+        let component = cache::load(&engine, wasm, cache_dir).map_err(Error::Load)?;
         let component_type = component.component_type();
         let forbidden: Vec<&str> = component_type
             .imports(&engine)
@@ -102,9 +108,8 @@ impl ComponentRuntime {
             return Err(Error::ForbiddenImport(forbidden.join("`, `")));
         }
         let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(|e| Error::Load(format!("{e:#}")))?;
-        MemoryCore::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)
-            .map_err(|e| Error::Load(format!("{e:#}")))?;
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(Error::Load)?;
+        MemoryCore::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state).map_err(Error::Load)?;
         Ok(Self { engine, component, linker, memory_limit: DEFAULT_MEMORY_LIMIT })
     }
 
@@ -117,6 +122,40 @@ impl ComponentRuntime {
     /// The names of the component's imports, for the interface-drift test.
     pub fn import_names(&self) -> Vec<String> {
         self.component.component_type().imports(&self.engine).map(|(name, _)| name.to_string()).collect()
+    }
+
+    /// Calls an export by name through wasmtime's dynamic API, in a fresh instance whose
+    /// filesystem is `fs`: arguments and result in the JSON form of [`crate::calls`]. This is
+    /// the component's side of the call scripts; it knows no type but the component's own.
+    pub fn call_json(
+        &self,
+        fs: impl memdir_core::Fs + Send + Sync + 'static,
+        func: &str,
+        args: &[serde_json::Value],
+    ) -> std::result::Result<serde_json::Value, String> {
+        let (interface, name) =
+            func.split_once('.').ok_or_else(|| format!("{func:?}: name a function as interface.function"))?;
+        let (mut store, _) = self.core(fs).store();
+        let store = &mut store;
+        let instance = self.linker.instantiate(&mut *store, &self.component).map_err(|e| format!("{e:#}"))?;
+        let missing = || format!("the component exports no {func}");
+        let exported = instance
+            .get_export_index(&mut *store, None, &format!("memdir:memory/{interface}@{WIT_VERSION}"))
+            .ok_or_else(missing)?;
+        let index = instance.get_export_index(&mut *store, Some(&exported), name).ok_or_else(missing)?;
+        let f = instance.get_func(&mut *store, index).ok_or_else(missing)?;
+        let ty = f.ty(&*store);
+        if ty.params().len() != args.len() {
+            return Err(format!("{func} takes {} argument(s), not {}", ty.params().len(), args.len()));
+        }
+        let params = ty
+            .params()
+            .zip(args)
+            .map(|((param, t), v)| crate::calls::to_val(&t, v).map_err(|e| format!("{func}({param}): {e}")))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let mut results = vec![wasmtime::component::Val::Bool(false); ty.results().len()];
+        f.call(&mut *store, &params, &mut results).map_err(|e| format!("{func} trapped: {e:#}"))?;
+        Ok(results.first().map_or(serde_json::Value::Null, crate::calls::from_val))
     }
 
     /// A core whose filesystem is `fs` (usually a [`crate::ConfinedFs`]; tests wrap it to
@@ -141,7 +180,8 @@ struct Live {
 }
 
 impl ComponentCore<'_> {
-    fn instantiate(&self) -> Result<Live> {
+    /// A store for one instance: the granted filesystem, WASI with stderr captured, the memory cap.
+    fn store(&self) -> (Store<HostState>, MemoryOutputPipe) {
         let stderr = MemoryOutputPipe::new(STDERR_CAPTURE);
         let wasi = WasiCtx::builder().stderr(stderr.clone()).build();
         let limits = StoreLimitsBuilder::new()
@@ -151,8 +191,13 @@ impl ComponentCore<'_> {
         let state = HostState { fs: self.fs.clone(), wasi, table: ResourceTable::new(), limits };
         let mut store = Store::new(&self.runtime.engine, state);
         store.limiter(|state| &mut state.limits);
+        (store, stderr)
+    }
+
+    fn instantiate(&self) -> Result<Live> {
+        let (mut store, stderr) = self.store();
         let bindings = MemoryCore::instantiate(&mut store, &self.runtime.component, &self.runtime.linker)
-            .map_err(|e| Error::Load(format!("{e:#}")))?;
+            .map_err(Error::Load)?;
         Ok(Live { store, bindings, stderr })
     }
 
@@ -180,27 +225,6 @@ impl ComponentCore<'_> {
             }
         }
     }
-
-    /// Runs `f` with `session` as a component resource, then reads it back: the session lives
-    /// on the host, so a trap or a fresh instance never loses it.
-    fn with_session<T>(
-        &mut self,
-        operation: &'static str,
-        session: &mut Session,
-        f: impl FnOnce(&MemoryCore, &mut Store<HostState>, ResourceAny) -> wasmtime::Result<T>,
-    ) -> Result<T> {
-        let saved = session.to_json();
-        let (value, json) = self.call(operation, |b, s| {
-            let api = b.memdir_memory_budget().session();
-            let handle = api.call_from_json(&mut *s, &saved)?.map_err(wasmtime::Error::msg)?;
-            let value = f(b, s, handle)?;
-            let json = api.call_to_json(&mut *s, handle)?;
-            handle.resource_drop(&mut *s)?;
-            Ok((value, json))
-        })?;
-        *session = Session::from_json(&json).map_err(|message| Error::Trap { operation, message })?;
-        Ok(value)
-    }
 }
 
 impl Core for ComponentCore<'_> {
@@ -208,9 +232,10 @@ impl Core for ComponentCore<'_> {
         "component"
     }
 
-    fn scan(&mut self, dir: &str) -> Result<ScanReport> {
-        let report =
-            self.call("scan", |b, s| b.memdir_memory_scan().call_scan(s, dir))?.map_err(core_error)?;
+    fn scan(&mut self, dir: &str, now_ms: i64) -> Result<ScanReport> {
+        let report = self
+            .call("scan", |b, s| b.memdir_memory_scan().call_scan(s, dir, now_ms))?
+            .map_err(core_error)?;
         Ok(ScanReport {
             headers: report.headers.into_iter().map(core_header).collect(),
             found: report.found as usize,
@@ -306,56 +331,38 @@ impl Core for ComponentCore<'_> {
             session_bytes: l.session_bytes,
         })
     }
-    fn recall_prepare(&mut self, input: &Input<'_>, session: &mut Session) -> Result<Result<Pending, Skip>> {
-        let input = wit_input(input);
-        let prepared = self.with_session("recall.prepare", session, |b, s, handle| {
-            b.memdir_memory_recall().call_prepare(s, &input, handle)
-        })?;
-        Ok(match prepared.map_err(core_error)? {
-            ex::recall::Prepared::Skipped(reason) => Err(match reason {
-                ex::recall::SkipReason::SingleWord => Skip::SingleWord,
-                ex::recall::SkipReason::Disabled => Skip::Disabled,
-                ex::recall::SkipReason::Ignored => Skip::Ignored,
-                ex::recall::SkipReason::Budget => Skip::Budget,
-                ex::recall::SkipReason::NoMemories => Skip::NoMemories,
-            }),
-            ex::recall::Prepared::Ask(pending) => Ok(Pending {
-                request: core_request(pending.request),
-                candidates: pending.candidates.into_iter().map(core_header).collect(),
-            }),
-        })
+    fn session_totals(&mut self, session: &str) -> Result<Totals> {
+        let t = self
+            .call("budget.session-totals", |b, s| b.memdir_memory_budget().call_session_totals(s, session))?;
+        let t = t.map_err(core_error)?;
+        Ok(Totals { surfaced: t.surfaced, turn_bytes: t.turn_bytes, session_bytes: t.session_bytes })
     }
 
-    fn recall_complete(
-        &mut self,
-        input: &Input<'_>,
-        session: &mut Session,
-        pending: &Pending,
-        reply: &str,
-    ) -> Result<Outcome> {
-        let (input, pending) = (wit_input(input), wit_pending(pending));
-        let result = self.with_session("recall.complete", session, |b, s, handle| {
-            b.memdir_memory_recall().call_complete(s, &input, handle, &pending, reply)
-        })?;
-        Ok(core_outcome(result))
+    fn recall_start(&mut self, i: &recall::Input) -> Result<Step<RecallResult>> {
+        let input = ex::recall::RecallInput {
+            target: wit_target(&i.target),
+            query: i.query.clone(),
+            recent_tools: i.recent_tools.clone(),
+            already_read: i.already_read.clone(),
+            ignore_memory: i.ignore_memory,
+            now_ms: i.now_ms,
+            session: i.session.clone(),
+            offline: i.offline,
+        };
+        let step = self.call("recall.start", |b, s| b.memdir_memory_recall().call_start(s, &input))?;
+        step.map(core_recall_step).map_err(core_error)
     }
 
-    fn recall_offline(
-        &mut self,
-        input: &Input<'_>,
-        session: &mut Session,
-        pending: &Pending,
-    ) -> Result<Outcome> {
-        let (input, pending) = (wit_input(input), wit_pending(pending));
-        let result = self.with_session("recall.offline", session, |b, s, handle| {
-            b.memdir_memory_recall().call_offline(s, &input, handle, &pending)
-        })?;
-        Ok(core_outcome(result))
+    fn recall_resume(&mut self, state: &str, reply: Reply) -> Result<Step<RecallResult>> {
+        let reply = wit_reply(reply);
+        let step =
+            self.call("recall.resume", |b, s| b.memdir_memory_recall().call_resume(s, state, &reply))?;
+        step.map(core_recall_step).map_err(core_error)
     }
 
-    fn save(&mut self, r: &SaveRequest<'_>) -> Result<SaveReport> {
+    fn save(&mut self, r: &Save<'_>) -> Result<SaveReport> {
         let request = ex::writer::SaveRequest {
-            memory_dir: r.memory_dir.to_string(),
+            target: wit_target(r.target),
             memory_type: wit_type(r.memory_type),
             name: r.name.to_string(),
             description: r.description.to_string(),
@@ -367,7 +374,6 @@ impl Core for ComponentCore<'_> {
                 Scope::Private => ex::writer::MemoryScope::Private,
                 Scope::Team => ex::writer::MemoryScope::Team,
             }),
-            team_memory: r.team_memory,
         };
         let report = self.call("writer.save", |b, s| b.memdir_memory_writer().call_save(s, &request))?;
         let report = report.map_err(core_error)?;
@@ -383,9 +389,10 @@ impl Core for ComponentCore<'_> {
         })
     }
 
-    fn forget(&mut self, memory_dir: &str, path: &str) -> Result<ForgetReport> {
+    fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport> {
+        let target = wit_target(target);
         let report =
-            self.call("writer.forget", |b, s| b.memdir_memory_writer().call_forget(s, memory_dir, path))?;
+            self.call("writer.forget", |b, s| b.memdir_memory_writer().call_forget(s, &target, path))?;
         let report = report.map_err(core_error)?;
         Ok(ForgetReport { path: report.path, index_lines_removed: report.index_lines_removed as usize })
     }
@@ -397,186 +404,183 @@ impl Core for ComponentCore<'_> {
         let messages = parsed.map_err(core_error)?;
         Ok(messages
             .into_iter()
-            .map(|m| extract::Message { role: m.role, text: m.text, wrote: m.wrote })
+            .map(|m| extract::Message { role: core_role(m.role), text: m.text, wrote: m.wrote })
             .collect())
     }
 
-    fn extract_begin(&mut self, input: &extract::Input<'_>) -> Result<extract::Begun> {
-        let input = wit_extract_input(input);
-        let begun = self.call("extract.begin", |b, s| b.memdir_memory_extract().call_begin(s, &input))?;
-        Ok(match begun.map_err(core_error)? {
-            ex::extract::Begun::Skipped(reason) => Err(match reason {
-                ex::extract::SkipReason::Subagent => extract::Skip::Subagent,
-                ex::extract::SkipReason::Disabled => extract::Skip::Disabled,
-                ex::extract::SkipReason::NothingNew => extract::Skip::NothingNew,
-                ex::extract::SkipReason::MainAgentWrote => extract::Skip::MainAgentWrote,
-            }),
-            ex::extract::Begun::Ask(round) => Ok(extract::Round {
-                request: core_request(round.request),
-                candidates: round.candidates.into_iter().map(core_header).collect(),
-                conversation: round.conversation,
-            }),
-        })
-    }
-
-    fn extract_read(
-        &mut self,
-        input: &extract::Input<'_>,
-        round: &extract::Round,
-        reply: &str,
-    ) -> Result<(ModelRequest, Vec<String>, Vec<String>)> {
-        let input = wit_extract_input(input);
-        let round = ex::extract::Round {
-            request: wit_model_request(&round.request),
-            candidates: round.candidates.iter().cloned().map(wit_header).collect(),
-            conversation: round.conversation.clone(),
+    fn extract_start(&mut self, i: &extract::Input) -> Result<Step<ExtractResult>> {
+        let input = ex::extract::ExtractInput {
+            target: wit_target(&i.target),
+            messages: i
+                .messages
+                .iter()
+                .map(|m| ex::extract::Message {
+                    role: wit_role(m.role),
+                    text: m.text.clone(),
+                    wrote: m.wrote.clone(),
+                })
+                .collect(),
+            conversation: i.conversation.clone(),
+            written: i.written.clone(),
+            main_agent: i.main_agent,
+            now_ms: i.now_ms,
+            utc_offset_minutes: i.utc_offset_minutes,
         };
-        let r = self.call("extract.read-round", |b, s| {
-            b.memdir_memory_extract().call_read_round(s, &input, &round, reply)
-        })?;
-        Ok((core_request(r.request), r.read, r.diagnostics))
+        let step = self.call("extract.start", |b, s| b.memdir_memory_extract().call_start(s, &input))?;
+        step.map(core_extract_step).map_err(core_error)
     }
 
-    fn extract_apply(
-        &mut self,
-        input: &extract::Input<'_>,
-        reply: &str,
-    ) -> Result<(Vec<extract::OpReport>, Vec<String>)> {
-        let input = wit_extract_input(input);
-        let r = self.call("extract.apply", |b, s| b.memdir_memory_extract().call_apply(s, &input, reply))?;
-        Ok(core_apply_result(r))
+    fn extract_resume(&mut self, state: &str, reply: Reply) -> Result<Step<ExtractResult>> {
+        let reply = wit_reply(reply);
+        let step =
+            self.call("extract.resume", |b, s| b.memdir_memory_extract().call_resume(s, state, &reply))?;
+        step.map(core_extract_step).map_err(core_error)
     }
 
     fn log_append(
         &mut self,
-        memory_dir: &str,
+        target: &Target,
         text: &str,
         now_ms: i64,
         utc_offset_minutes: i32,
     ) -> Result<String> {
+        let target = wit_target(target);
         let path = self.call("daily-log.append", |b, s| {
-            b.memdir_memory_daily_log().call_append(s, memory_dir, text, now_ms, utc_offset_minutes)
+            b.memdir_memory_daily_log().call_append(s, &target, text, now_ms, utc_offset_minutes)
         })?;
         path.map_err(core_error)
     }
 
-    fn dream_plan(&mut self, memory_dir: &str) -> Result<Vec<dailylog::Chunk>> {
-        let chunks =
-            self.call("daily-log.plan", |b, s| b.memdir_memory_daily_log().call_plan(s, memory_dir))?;
-        Ok(chunks
-            .map_err(core_error)?
-            .into_iter()
-            .map(|c| dailylog::Chunk {
-                request: core_request(c.request),
-                logs: c
-                    .logs
-                    .into_iter()
-                    .map(|p| dailylog::LogPosition { path: p.path, bytes: p.bytes })
-                    .collect(),
-            })
-            .collect())
+    fn dream_start(&mut self, i: &dream::Input) -> Result<Step<DreamResult>> {
+        let input = ex::dream::DreamInput {
+            target: wit_target(&i.target),
+            now_ms: i.now_ms,
+            utc_offset_minutes: i.utc_offset_minutes,
+        };
+        let step = self.call("dream.start", |b, s| b.memdir_memory_dream().call_start(s, &input))?;
+        step.map(core_dream_step).map_err(core_error)
     }
 
-    fn dream_apply(
-        &mut self,
-        t: &extract::Target<'_>,
-        reply: &str,
-    ) -> Result<(Vec<extract::OpReport>, Vec<String>)> {
-        let r = self.call("daily-log.apply", |b, s| {
-            b.memdir_memory_daily_log().call_apply(s, t.memory_dir, t.now_ms, t.utc_offset_minutes, reply)
-        })?;
-        Ok(core_apply_result(r))
-    }
-
-    fn dream_commit(&mut self, memory_dir: &str, logs: &[dailylog::LogPosition]) -> Result<()> {
-        let logs: Vec<_> = logs
-            .iter()
-            .map(|p| ex::daily_log::LogPosition { path: p.path.clone(), bytes: p.bytes })
-            .collect();
-        let done = self
-            .call("daily-log.commit", |b, s| b.memdir_memory_daily_log().call_commit(s, memory_dir, &logs))?;
-        done.map_err(core_error)
+    fn dream_resume(&mut self, state: &str, reply: Reply) -> Result<Step<DreamResult>> {
+        let reply = wit_reply(reply);
+        let step = self.call("dream.resume", |b, s| b.memdir_memory_dream().call_resume(s, state, &reply))?;
+        step.map(core_dream_step).map_err(core_error)
     }
 }
 
-fn wit_extract_input(i: &extract::Input<'_>) -> ex::extract::ExtractInput {
-    ex::extract::ExtractInput {
-        memory_dir: i.memory_dir.to_string(),
-        messages: i
-            .messages
-            .iter()
-            .map(|m| ex::extract::Message {
-                role: m.role.clone(),
-                text: m.text.clone(),
-                wrote: m.wrote.clone(),
-            })
-            .collect(),
-        cursor: u32::try_from(i.cursor).unwrap_or(u32::MAX),
-        written: i.written.to_vec(),
-        main_agent: i.main_agent,
-        auto_memory: i.auto_memory,
-        now_ms: i.now_ms,
-        utc_offset_minutes: i.utc_offset_minutes,
+fn wit_target(t: &Target) -> wit::Target {
+    wit::Target { cwd: t.cwd.clone(), env: t.env.clone(), memory_dir: t.memory_dir.clone() }
+}
+
+fn wit_reply(r: Reply) -> ex::model::ModelReply {
+    match r {
+        Reply::Text(text) => ex::model::ModelReply::Text(text),
+        Reply::Failed(why) => ex::model::ModelReply::Failed(why),
     }
 }
 
-fn core_apply_result(r: ex::extract::ApplyResult) -> (Vec<extract::OpReport>, Vec<String>) {
-    let ops = r
-        .operations
-        .into_iter()
-        .map(|o| extract::OpReport { op: o.op, path: o.path, rejected: o.rejected })
-        .collect();
-    (ops, r.diagnostics)
-}
-
-fn core_request(r: ex::recall::ModelRequest) -> ModelRequest {
-    ModelRequest { system: r.system, user: r.user, schema: r.schema, max_tokens: r.max_tokens, tier: r.tier }
-}
-
-fn wit_model_request(r: &ModelRequest) -> ex::recall::ModelRequest {
-    ex::recall::ModelRequest {
-        system: r.system.clone(),
-        user: r.user.clone(),
-        schema: r.schema.clone(),
-        max_tokens: r.max_tokens,
-        tier: r.tier.clone(),
+fn core_call(c: ex::model::ModelCall) -> ModelCall {
+    let r = c.request;
+    ModelCall {
+        request: ModelRequest {
+            system: r.system,
+            user: r.user,
+            schema: r.schema,
+            max_tokens: r.max_tokens,
+            tier: match r.tier {
+                ex::model::Tier::Small => Tier::Small,
+            },
+        },
+        state: c.state,
+        call: c.call,
+        calls: c.calls,
     }
 }
 
-fn wit_input(i: &Input<'_>) -> ex::recall::RecallInput {
-    ex::recall::RecallInput {
-        memory_dir: i.memory_dir.to_string(),
-        query: i.query.to_string(),
-        recent_tools: i.recent_tools.to_vec(),
-        already_read: i.already_read.to_vec(),
-        auto_memory: i.auto_memory,
-        ignore_memory: i.ignore_memory,
-        now_ms: i.now_ms,
-    }
-}
-
-fn wit_pending(p: &Pending) -> ex::recall::Pending {
-    ex::recall::Pending {
-        request: wit_model_request(&p.request),
-        candidates: p.candidates.iter().cloned().map(wit_header).collect(),
-    }
-}
-
-fn core_outcome(o: ex::recall::RecallResult) -> Outcome {
-    Outcome {
-        selected: o.selected,
-        attachments: o
+fn core_recall_step(step: ex::recall::RecallStep) -> Step<RecallResult> {
+    use ex::recall::SkipReason as W;
+    let r = match step {
+        ex::recall::RecallStep::Ask(call) => return Step::Ask(core_call(call)),
+        ex::recall::RecallStep::Done(r) => r,
+    };
+    Step::Done(RecallResult {
+        skipped: r.skipped.map(|s| match s {
+            W::SingleWord => Skip::SingleWord,
+            W::Disabled => Skip::Disabled,
+            W::Ignored => Skip::Ignored,
+            W::Budget => Skip::Budget,
+            W::NoMemories => Skip::NoMemories,
+        }),
+        selector: r.selector,
+        selected: r.selected,
+        attachments: r
             .attachments
             .into_iter()
             .map(|a| Attachment {
                 path: a.path,
                 freshness: a.freshness,
+                stale: a.stale,
                 bytes: a.bytes,
                 truncated: a.truncated,
                 text: a.text,
             })
             .collect(),
-        diagnostics: o.diagnostics,
+        diagnostics: r.diagnostics,
+        session: r.session,
+        turn_bytes: r.turn_bytes,
+        session_bytes: r.session_bytes,
+    })
+}
+
+fn core_ops(ops: Vec<ex::extract::OpReport>) -> Vec<OpReport> {
+    ops.into_iter().map(|o| OpReport { op: o.op, path: o.path, rejected: o.rejected }).collect()
+}
+
+fn core_extract_step(step: ex::extract::ExtractStep) -> Step<ExtractResult> {
+    use ex::extract::SkipReason as W;
+    let r = match step {
+        ex::extract::ExtractStep::Ask(call) => return Step::Ask(core_call(call)),
+        ex::extract::ExtractStep::Done(r) => r,
+    };
+    Step::Done(ExtractResult {
+        skipped: r.skipped.map(|s| match s {
+            W::Subagent => extract::Skip::Subagent,
+            W::Disabled => extract::Skip::Disabled,
+            W::NothingNew => extract::Skip::NothingNew,
+            W::MainAgentWrote => extract::Skip::MainAgentWrote,
+        }),
+        cursor: r.cursor,
+        read: r.read,
+        operations: core_ops(r.operations),
+        diagnostics: r.diagnostics,
+    })
+}
+
+fn core_dream_step(step: ex::dream::DreamStep) -> Step<DreamResult> {
+    match step {
+        ex::dream::DreamStep::Ask(call) => Step::Ask(core_call(call)),
+        ex::dream::DreamStep::Done(r) => Step::Done(DreamResult {
+            chunks: r.chunks,
+            committed: r.committed,
+            operations: core_ops(r.operations),
+            diagnostics: r.diagnostics,
+        }),
+    }
+}
+
+fn core_role(r: ex::extract::Role) -> Role {
+    match r {
+        ex::extract::Role::User => Role::User,
+        ex::extract::Role::Assistant => Role::Assistant,
+        ex::extract::Role::Tool => Role::Tool,
+    }
+}
+
+fn wit_role(r: Role) -> ex::extract::Role {
+    match r {
+        Role::User => ex::extract::Role::User,
+        Role::Assistant => ex::extract::Role::Assistant,
+        Role::Tool => ex::extract::Role::Tool,
     }
 }
 
@@ -613,8 +617,13 @@ fn core_switches(s: ex::instructions::Switches) -> Switches {
         instructions: s.instructions,
         bare: s.bare,
         auto_memory: s.auto_memory,
-        // The core only ever sends labels it made; anything else is reported as it came.
-        decided_by: DecidedBy::from_label(&s.decided_by).unwrap_or(DecidedBy::Settings(s.decided_by)),
+        decided_by: match s.decided_by {
+            ex::instructions::DecidedBy::Env => DecidedBy::Env,
+            ex::instructions::DecidedBy::Bare => DecidedBy::Bare,
+            ex::instructions::DecidedBy::Remote => DecidedBy::Remote,
+            ex::instructions::DecidedBy::Settings(path) => DecidedBy::Settings(path),
+            ex::instructions::DecidedBy::Default => DecidedBy::Default,
+        },
         team_memory: s.team_memory,
         daily_log: s.daily_log,
         diagnostics: s.diagnostics,
@@ -668,6 +677,7 @@ fn core_header(h: ex::scan::MemoryHeader) -> MemoryHeader {
         description: h.description,
         memory_type: h.memory_type.map(core_type),
         diagnostics: h.diagnostics,
+        freshness: Freshness { days: h.freshness.days, text: h.freshness.text, stale: h.freshness.stale },
     }
 }
 
@@ -679,6 +689,11 @@ fn wit_header(h: MemoryHeader) -> ex::scan::MemoryHeader {
         description: h.description,
         memory_type: h.memory_type.map(wit_type),
         diagnostics: h.diagnostics,
+        freshness: ex::scan::Freshness {
+            days: h.freshness.days,
+            text: h.freshness.text,
+            stale: h.freshness.stale,
+        },
     }
 }
 
@@ -695,37 +710,5 @@ fn core_index(i: ex::index::LoadedIndex) -> LoadedIndex {
         dropped_entries: i.dropped_entries as usize,
         warning: i.warning,
         diagnostics: i.diagnostics,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_session_resource_counts_dedupes_and_resets_through_the_component() {
-        let runtime = ComponentRuntime::from_wasm(CORE_WASM, None).unwrap();
-        let mut core = runtime.core(crate::ConfinedFs::new());
-        let (budget, surfaced, json) = core
-            .call("budget.session", |b, s| {
-                let session = b.memdir_memory_budget().session();
-                let handle = session.call_constructor(&mut *s)?;
-                session.call_record_injection(&mut *s, handle, "feedback_a.md", 4096)?;
-                let again = session.call_can_inject(&mut *s, handle, "feedback_a.md", 1)?;
-                let other = session.call_can_inject(&mut *s, handle, "user_b.md", 4096)?;
-                let json = session.call_to_json(&mut *s, handle)?;
-                let restored = session.call_from_json(&mut *s, &json)?.expect("its own JSON restores");
-                let surfaced = session.call_surfaced(&mut *s, restored)?;
-                session.call_compact(&mut *s, restored)?;
-                let after = session.call_session_bytes(&mut *s, restored)?;
-                let bad = session.call_from_json(&mut *s, "{not json")?;
-                handle.resource_drop(&mut *s)?;
-                restored.resource_drop(&mut *s)?;
-                Ok(((again, other, after, bad.is_err()), surfaced, json))
-            })
-            .unwrap();
-        assert_eq!(budget, (false, true, 0, true));
-        assert_eq!(surfaced, ["feedback_a.md"]);
-        assert_eq!(memdir_core::budget::Session::from_json(&json).unwrap().session_bytes(), 4096);
     }
 }

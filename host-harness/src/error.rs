@@ -18,8 +18,8 @@ pub enum Error {
         message: String,
     },
     /// The component could not be compiled, loaded or instantiated.
-    #[error("could not load the memory core: {0}")]
-    Load(String),
+    #[error("could not load the memory core: {0:#}")]
+    Load(#[source] wasmtime::Error),
     /// The component imports something memdir does not grant (R0.2).
     #[error("the memory core imports `{0}`, which memdir does not grant; refusing to run it")]
     ForbiddenImport(String),

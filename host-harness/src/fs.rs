@@ -47,6 +47,11 @@ impl ConfinedFs {
         Ok(self)
     }
 
+    /// The granted roots, canonical, each with whether it is writable.
+    pub fn roots(&self) -> Vec<(PathBuf, bool)> {
+        self.roots.iter().map(|r| (r.path.clone(), r.writable)).collect()
+    }
+
     fn push_root(&mut self, dir: &Path, writable: bool) -> io::Result<()> {
         let path = fs::canonicalize(dir)?;
         self.roots.push(Root { path, writable });

@@ -11,47 +11,49 @@
 //! let runtime = ComponentRuntime::load(&[])?;
 //! let fs = ConfinedFs::new().grant_read("/home/ana/.claude/projects/-home-ana-web/memory")?;
 //! let mut core = runtime.core(fs);
-//! let report = core.scan("/home/ana/.claude/projects/-home-ana-web/memory")?;
+//! let report = core.scan("/home/ana/.claude/projects/-home-ana-web/memory", 1_770_000_000_000)?;
 //! print!("{}", core.manifest(&report.headers)?);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod bindings;
 pub mod cache;
+pub mod calls;
 pub mod cli;
 mod component;
-pub mod dream;
 pub mod error;
-pub mod extraction;
 pub mod fs;
 mod host_fs;
 pub mod llm;
 mod native;
-pub mod recall;
+pub mod steps;
 
 pub use component::{ALLOWED_IMPORTS, CORE_WASM, ComponentCore, ComponentRuntime};
 pub use error::{Error, Result};
 pub use fs::ConfinedFs;
 pub use native::NativeCore;
 
-use memdir_core::budget::Limits;
-use memdir_core::budget::Session;
+use memdir_core::budget::{Limits, Totals};
+use memdir_core::dream::{self, DreamResult};
+use memdir_core::extract::{self, ExtractResult};
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
+use memdir_core::model::{Reply, Step};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::prompt::Options;
-use memdir_core::recall::{Input, ModelRequest, Outcome, Pending, Skip};
+use memdir_core::recall::{self, RecallResult};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
-use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest};
-use memdir_core::{dailylog, extract};
+use memdir_core::target::Target;
+use memdir_core::writer::{ForgetReport, Save, SaveReport};
 
-/// The memory core's operations, whichever backend runs them.
+/// The memory core's operations, whichever backend runs them. The three workflows that need a
+/// model are step machines: [`steps::drive`] is the whole loop a host runs over them.
 pub trait Core {
     /// `component` or `native`.
     fn backend(&self) -> &'static str;
-    /// Scans a memory directory (R5.1).
-    fn scan(&mut self, dir: &str) -> Result<ScanReport>;
+    /// Scans a memory directory (R5.1), dating each header's freshness at `now_ms`.
+    fn scan(&mut self, dir: &str, now_ms: i64) -> Result<ScanReport>;
     /// Formats headers as the manifest (R5.3).
     fn manifest(&mut self, headers: &[MemoryHeader]) -> Result<String>;
     /// Reads MEMORY.md at `path` and cuts it for the prompt (R6.2, R6.3).
@@ -62,6 +64,8 @@ pub trait Core {
     fn locate(&mut self, cwd: &str, env: &[(String, String)]) -> Result<MemoryLocation>;
     /// The budget limits (R8.1).
     fn limits(&mut self) -> Result<Limits>;
+    /// What a recall session (JSON; empty: new) holds (R8.2).
+    fn session_totals(&mut self, session: &str) -> Result<Totals>;
     /// The memory directory of a subagent type in one scope (R11.1).
     fn agent_dir(
         &mut self,
@@ -76,61 +80,30 @@ pub trait Core {
     fn prompt(&mut self, request: &Request<'_>, options: Options) -> Result<String>;
     /// The switches and the memory location of a working directory (R4).
     fn status(&mut self, cwd: &str, env: &[(String, String)]) -> Result<(Switches, MemoryLocation)>;
-    /// Starts a recall: skip, or a model request (R7.2). See [`recall::recall`] for the loop.
-    fn recall_prepare(&mut self, input: &Input<'_>, session: &mut Session) -> Result<Result<Pending, Skip>>;
-    /// Finishes a recall with the model's reply (R7.3–R7.6).
-    fn recall_complete(
-        &mut self,
-        input: &Input<'_>,
-        session: &mut Session,
-        pending: &Pending,
-        reply: &str,
-    ) -> Result<Outcome>;
-    /// Finishes a recall with the offline selector (R7.7).
-    fn recall_offline(
-        &mut self,
-        input: &Input<'_>,
-        session: &mut Session,
-        pending: &Pending,
-    ) -> Result<Outcome>;
-
+    /// Starts a recall turn (R7): skip, offline ranking, or a model call.
+    fn recall_start(&mut self, input: &recall::Input) -> Result<Step<RecallResult>>;
+    /// Resumes a recall with the model's reply or failure.
+    fn recall_resume(&mut self, state: &str, reply: Reply) -> Result<Step<RecallResult>>;
     /// Saves a memory and its index line in one step (R9.1).
-    fn save(&mut self, request: &SaveRequest<'_>) -> Result<SaveReport>;
+    fn save(&mut self, request: &Save<'_>) -> Result<SaveReport>;
     /// Removes a memory and its index lines (R6.4).
-    fn forget(&mut self, memory_dir: &str, path: &str) -> Result<ForgetReport>;
+    fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport>;
     /// Parses a transcript (R9.2 wire format).
     fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>>;
-    /// Starts extraction: skip, or the round-1 request (R9.2, R9.3).
-    fn extract_begin(&mut self, input: &extract::Input<'_>) -> Result<extract::Begun>;
-    /// Reads what round 1 asked for; returns the round-2 request, files read, diagnostics.
-    fn extract_read(
-        &mut self,
-        input: &extract::Input<'_>,
-        round: &extract::Round,
-        reply: &str,
-    ) -> Result<(ModelRequest, Vec<String>, Vec<String>)>;
-    /// Validates and applies round 2's operations.
-    fn extract_apply(
-        &mut self,
-        input: &extract::Input<'_>,
-        reply: &str,
-    ) -> Result<(Vec<extract::OpReport>, Vec<String>)>;
+    /// Starts extraction (R9.2, R9.3): skip, or round 1's model call.
+    fn extract_start(&mut self, input: &extract::Input) -> Result<Step<ExtractResult>>;
+    /// Resumes extraction with a round's reply or failure.
+    fn extract_resume(&mut self, state: &str, reply: Reply) -> Result<Step<ExtractResult>>;
     /// Appends to today's daily log (R9.4); returns the log's path.
     fn log_append(
         &mut self,
-        memory_dir: &str,
+        target: &Target,
         text: &str,
         now_ms: i64,
         utc_offset_minutes: i32,
     ) -> Result<String>;
-    /// The dream's chunks over what the logs gained since the last dream.
-    fn dream_plan(&mut self, memory_dir: &str) -> Result<Vec<dailylog::Chunk>>;
-    /// Applies a dream reply's operations.
-    fn dream_apply(
-        &mut self,
-        target: &extract::Target<'_>,
-        reply: &str,
-    ) -> Result<(Vec<extract::OpReport>, Vec<String>)>;
-    /// Records a chunk as read.
-    fn dream_commit(&mut self, memory_dir: &str, logs: &[dailylog::LogPosition]) -> Result<()>;
+    /// Starts a dream (R9.4): nothing new, or the first chunk's model call.
+    fn dream_start(&mut self, input: &dream::Input) -> Result<Step<DreamResult>>;
+    /// Resumes a dream with a chunk's reply or failure.
+    fn dream_resume(&mut self, state: &str, reply: Reply) -> Result<Step<DreamResult>>;
 }

@@ -4,17 +4,22 @@
 use crate::Core;
 use crate::error::Result;
 use crate::fs::SharedFs;
-use memdir_core::budget::Session;
-use memdir_core::budget::{LIMITS, Limits};
+use memdir_core::budget::{self, LIMITS, Limits, Totals};
+use memdir_core::dream::DreamResult;
+use memdir_core::extract::ExtractResult;
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
+use memdir_core::model::{Reply, Step};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::prompt::Options;
-use memdir_core::recall::{Input, ModelRequest, Outcome, Pending, Skip};
+use memdir_core::recall::RecallResult;
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
-use memdir_core::writer::{ForgetReport, SaveReport, SaveRequest};
-use memdir_core::{dailylog, extract, index, instructions, manifest, paths, prompt, recall, scan, writer};
+use memdir_core::target::Target;
+use memdir_core::writer::{ForgetReport, Save, SaveReport};
+use memdir_core::{
+    dailylog, dream, extract, index, instructions, manifest, paths, prompt, recall, scan, writer,
+};
 
 /// The core as a native library.
 pub struct NativeCore {
@@ -33,8 +38,8 @@ impl Core for NativeCore {
         "native"
     }
 
-    fn scan(&mut self, dir: &str) -> Result<ScanReport> {
-        Ok(scan::scan(&*self.fs, dir)?)
+    fn scan(&mut self, dir: &str, now_ms: i64) -> Result<ScanReport> {
+        Ok(scan::scan(&*self.fs, dir, now_ms)?)
     }
 
     fn manifest(&mut self, headers: &[MemoryHeader]) -> Result<String> {
@@ -55,6 +60,10 @@ impl Core for NativeCore {
 
     fn limits(&mut self) -> Result<Limits> {
         Ok(LIMITS)
+    }
+
+    fn session_totals(&mut self, session: &str) -> Result<Totals> {
+        Ok(budget::totals(session)?)
     }
 
     fn agent_dir(
@@ -79,85 +88,49 @@ impl Core for NativeCore {
         Ok(instructions::status(&*self.fs, cwd, env)?)
     }
 
-    fn recall_prepare(&mut self, input: &Input<'_>, session: &mut Session) -> Result<Result<Pending, Skip>> {
-        Ok(recall::prepare(&*self.fs, input, session)?)
+    fn recall_start(&mut self, input: &recall::Input) -> Result<Step<RecallResult>> {
+        Ok(recall::start(&*self.fs, input)?)
     }
 
-    fn recall_complete(
-        &mut self,
-        input: &Input<'_>,
-        session: &mut Session,
-        pending: &Pending,
-        reply: &str,
-    ) -> Result<Outcome> {
-        Ok(recall::complete(&*self.fs, input, session, pending, reply))
+    fn recall_resume(&mut self, state: &str, reply: Reply) -> Result<Step<RecallResult>> {
+        Ok(recall::resume(&*self.fs, state, reply)?)
     }
 
-    fn recall_offline(
-        &mut self,
-        input: &Input<'_>,
-        session: &mut Session,
-        pending: &Pending,
-    ) -> Result<Outcome> {
-        Ok(recall::offline(&*self.fs, input, session, pending))
-    }
-
-    fn save(&mut self, request: &SaveRequest<'_>) -> Result<SaveReport> {
+    fn save(&mut self, request: &Save<'_>) -> Result<SaveReport> {
         Ok(writer::save(&*self.fs, request)?)
     }
 
-    fn forget(&mut self, memory_dir: &str, path: &str) -> Result<ForgetReport> {
-        Ok(writer::forget(&*self.fs, memory_dir, path)?)
+    fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport> {
+        Ok(writer::forget(&*self.fs, target, path)?)
     }
 
     fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>> {
         extract::parse_transcript(text).map_err(|m| memdir_core::Error::InvalidInput(m).into())
     }
 
-    fn extract_begin(&mut self, input: &extract::Input<'_>) -> Result<extract::Begun> {
-        Ok(extract::begin(&*self.fs, input)?)
+    fn extract_start(&mut self, input: &extract::Input) -> Result<Step<ExtractResult>> {
+        Ok(extract::start(&*self.fs, input)?)
     }
 
-    fn extract_read(
-        &mut self,
-        input: &extract::Input<'_>,
-        round: &extract::Round,
-        reply: &str,
-    ) -> Result<(ModelRequest, Vec<String>, Vec<String>)> {
-        Ok(extract::read_round(&*self.fs, input, round, reply))
-    }
-
-    fn extract_apply(
-        &mut self,
-        input: &extract::Input<'_>,
-        reply: &str,
-    ) -> Result<(Vec<extract::OpReport>, Vec<String>)> {
-        Ok(extract::apply(&*self.fs, input, reply))
+    fn extract_resume(&mut self, state: &str, reply: Reply) -> Result<Step<ExtractResult>> {
+        Ok(extract::resume(&*self.fs, state, reply)?)
     }
 
     fn log_append(
         &mut self,
-        memory_dir: &str,
+        target: &Target,
         text: &str,
         now_ms: i64,
         utc_offset_minutes: i32,
     ) -> Result<String> {
-        Ok(dailylog::append(&*self.fs, memory_dir, text, now_ms, utc_offset_minutes)?)
+        Ok(dailylog::append_to(&*self.fs, target, text, now_ms, utc_offset_minutes)?)
     }
 
-    fn dream_plan(&mut self, memory_dir: &str) -> Result<Vec<dailylog::Chunk>> {
-        Ok(dailylog::plan(&*self.fs, memory_dir)?)
+    fn dream_start(&mut self, input: &dream::Input) -> Result<Step<DreamResult>> {
+        Ok(dream::start(&*self.fs, input)?)
     }
 
-    fn dream_apply(
-        &mut self,
-        target: &extract::Target<'_>,
-        reply: &str,
-    ) -> Result<(Vec<extract::OpReport>, Vec<String>)> {
-        Ok(extract::apply_operations(&*self.fs, target, reply, "dream"))
-    }
-
-    fn dream_commit(&mut self, memory_dir: &str, logs: &[dailylog::LogPosition]) -> Result<()> {
-        Ok(dailylog::commit(&*self.fs, memory_dir, logs)?)
+    fn dream_resume(&mut self, state: &str, reply: Reply) -> Result<Step<DreamResult>> {
+        Ok(dream::resume(&*self.fs, state, reply)?)
     }
 }

@@ -2,7 +2,10 @@
 //! `memdir` CLI on the component and on the native core, against the same expected output.
 //! `BLESS=1` rewrites the expected output from the component run. See `tests/README.md`.
 
+use memdir_harness::ComponentRuntime;
+use memdir_harness::calls::{Call, Log, call_native};
 use serde::Deserialize;
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
@@ -93,6 +96,7 @@ fn main() {
         .collect();
     cases.sort();
     let (mut passed, mut failed) = (0, 0);
+    let mut scripts = (0, 0);
     for dir in &cases {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
@@ -103,7 +107,13 @@ fn main() {
         assert!(!case.description.is_empty(), "{name}: describe the case");
         let mut component: Option<Outcome> = None;
         for backend in ["component", "native"] {
-            let outcome = run_case(dir, &case, backend, cache.path());
+            let log = (backend == "component").then(Log::default);
+            let (outcome, names) = run_case(dir, &case, backend, cache.path(), log.clone());
+            if let Some(log) = log {
+                let calls = std::mem::take(&mut *log.lock().unwrap());
+                let verdict = record_script(dir, &case, &names, calls, bless);
+                count(&mut scripts, &name, "recorded", verdict);
+            }
             let verdict = if bless && backend == "component" {
                 write_expected(dir, &outcome);
                 Ok(())
@@ -129,13 +139,184 @@ fn main() {
             component.get_or_insert(outcome);
         }
     }
+    let runtime = ComponentRuntime::load(&[]).expect("the component loads");
+    let (mut native, mut wasmtime) = ((0, 0), (0, 0));
+    for dir in &cases {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) || !dir.join(CALLS).is_file() {
+            continue;
+        }
+        let case: Case = serde_json::from_str(&fs::read_to_string(dir.join("case.json")).unwrap()).unwrap();
+        let native_verdict = replay(dir, &case, cache.path(), |fs, f, a| call_native(&fs, f, a));
+        count(&mut native, &name, "native", native_verdict);
+        let wasmtime_verdict = replay(dir, &case, cache.path(), |fs, f, a| runtime.call_json(fs, f, a));
+        count(&mut wasmtime, &name, "wasmtime", wasmtime_verdict);
+    }
     println!("\nconformance: {passed} passed, {failed} failed");
-    if failed > 0 {
+    println!("call scripts recorded: {} passed, {} failed", scripts.0, scripts.1);
+    println!("call scripts (native): {} passed, {} failed", native.0, native.1);
+    println!("call scripts (wasmtime): {} passed, {} failed", wasmtime.0, wasmtime.1);
+    if failed + scripts.1 + native.1 + wasmtime.1 > 0 {
         std::process::exit(1);
     }
 }
 
-fn run_case(dir: &Path, case: &Case, backend: &str, cache: &Path) -> Outcome {
+/// The call script of a case, beside its `case.json`.
+const CALLS: &str = "calls.json";
+
+/// Strings at least this long that are the whole text of a file the case prepares (`outside`,
+/// or `generate`d once) are written as `{"$file": PATH}` in scripts, so a 10 MB model reply is
+/// not stored twice; a replay reads the file from its own tree.
+const FILE_REF_BYTES: usize = 4096;
+
+fn count(tally: &mut (usize, usize), name: &str, what: &str, verdict: Result<(), String>) {
+    match verdict {
+        Ok(()) => tally.0 += 1,
+        Err(why) => {
+            println!("FAIL {name} [calls: {what}]: {why}");
+            tally.1 += 1;
+        }
+    }
+}
+
+/// Maps every string in `value` through `f`, and every `{"$file": PATH}` through `file`.
+fn map_strings(value: &Value, f: &dyn Fn(&str) -> Value, file: &dyn Fn(&str) -> Value) -> Value {
+    match value {
+        Value::String(s) => f(s),
+        Value::Array(items) => Value::Array(items.iter().map(|v| map_strings(v, f, file)).collect()),
+        Value::Object(fields) => match (fields.len(), fields.get("$file")) {
+            (1, Some(Value::String(path))) => file(path),
+            _ => Value::Object(fields.iter().map(|(k, v)| (k.clone(), map_strings(v, f, file))).collect()),
+        },
+        other => other.clone(),
+    }
+}
+
+/// The files a case prepares that never change, with their text: `outside` ones and single
+/// generated ones.
+fn static_files(case: &Case, names: &[(&str, &str)]) -> Vec<(String, String)> {
+    let outside = case.outside.iter().map(|(name, text)| (text.clone(), format!("{{tmp}}/outside/{name}")));
+    let generated = case
+        .generate
+        .iter()
+        .filter(|g| g.count.is_none())
+        .map(|g| (generated_text(g, 0, names), format!("{{input}}/{}", g.path)));
+    outside.chain(generated).collect()
+}
+
+/// Writes (with `bless`) or checks the call script the CLI's calls make, paths named.
+fn record_script(
+    dir: &Path,
+    case: &Case,
+    names: &Names,
+    calls: Vec<Call>,
+    bless: bool,
+) -> Result<(), String> {
+    let pairs: Vec<(&str, &str)> = names.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let files: Vec<(String, String)> =
+        static_files(case, &pairs).into_iter().filter(|(text, _)| text.len() >= FILE_REF_BYTES).collect();
+    let named = |s: &str| -> Value {
+        if let Some((_, path)) = files.iter().find(|(text, _)| text.as_str() == s) {
+            return serde_json::json!({"$file": path});
+        }
+        Value::String(names.iter().fold(s.to_string(), |t, (name, value)| t.replace(value, name)))
+    };
+    let unexpected = |path: &str| panic!("a recorded call holds a file reference {path}");
+    let script: Vec<Value> =
+        calls.iter().map(|c| map_strings(&serde_json::to_value(c).unwrap(), &named, &unexpected)).collect();
+    let path = dir.join(CALLS);
+    if bless {
+        if script.is_empty() {
+            let _ = fs::remove_file(path);
+        } else {
+            fs::write(path, serde_json::to_string_pretty(&script).unwrap() + "\n").unwrap();
+        }
+        return Ok(());
+    }
+    let stored: Vec<Value> = match fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{CALLS}: {e}"))?,
+        Err(_) => Vec::new(),
+    };
+    if stored != script {
+        return Err(format!(
+            "the CLI's calls are not the ones in {CALLS}: bless the case to record them again"
+        ));
+    }
+    Ok(())
+}
+
+/// Replays a case's call script in a fresh tree through `call`, result by result.
+fn replay(
+    dir: &Path,
+    case: &Case,
+    cache: &Path,
+    call: impl Fn(memdir_harness::ConfinedFs, &str, &[Value]) -> Result<Value, String>,
+) -> Result<(), String> {
+    let script: Vec<Call> = serde_json::from_str(&fs::read_to_string(dir.join(CALLS)).unwrap())
+        .map_err(|e| format!("{CALLS}: {e}"))?;
+    let prepared = prepare(dir, case, cache);
+    let read = |path: &str| Value::String(fs::read_to_string(prepared.subst(path)).unwrap_or_default());
+    let resolve = |v: &Value| map_strings(v, &|s| Value::String(prepared.subst(s)), &read);
+    for (i, c) in script.iter().enumerate() {
+        let grant: memdir_harness::calls::Grant =
+            serde_json::from_value(resolve(&serde_json::to_value(&c.grant).unwrap())).unwrap();
+        let fs = grant.open().map_err(|e| format!("call {i} ({}): grant: {e}", c.func))?;
+        let args: Vec<Value> = c.args.iter().map(&resolve).collect();
+        let got = call(fs, &c.func, &args).map_err(|e| format!("call {i} ({}): {e}", c.func))?;
+        let expected = resolve(&c.result);
+        if got != expected {
+            let show = |v: &Value| {
+                let text = v.to_string();
+                if text.len() > 600 { format!("{}…", &text[..text.floor_char_boundary(600)]) } else { text }
+            };
+            return Err(format!(
+                "call {i} ({}):\n  expected {}\n  got      {}",
+                c.func,
+                show(&expected),
+                show(&got)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// "Now" for a command that names none: a day after the default mtime, so that output that
+/// depends on the clock (freshness, staleness) does not change from one day to the next.
+const DEFAULT_NOW: &str = "2026-01-02T00:00:00Z";
+
+/// `memdir --backend B`, with `--now` unless the arguments give it.
+fn memdir(backend: &str, args: &[String]) -> Vec<String> {
+    let mut argv = vec!["memdir".to_string(), "--backend".into(), backend.into()];
+    if !args.iter().any(|a| a == "--now") {
+        argv.extend(["--now".to_string(), DEFAULT_NOW.to_string()]);
+    }
+    argv
+}
+
+/// Placeholders and the temporary paths they stood for in one run.
+type Names = Vec<(String, String)>;
+
+/// A case's tree, prepared in a fresh temporary directory, and the names its paths go by.
+struct Prepared {
+    _tmp: tempfile::TempDir,
+    input: PathBuf,
+    /// `{input}`, `{tmp}`, `{tmp-slug}` and `{cache}` with what they stand for, longest first.
+    names: Vec<(&'static str, String)>,
+}
+
+impl Prepared {
+    /// Replaces the names in `text` with what they stand for.
+    fn subst(&self, text: &str) -> String {
+        self.names.iter().fold(text.to_string(), |t, (name, value)| t.replace(name, value))
+    }
+
+    /// Replaces temporary paths in `text` with their names.
+    fn unsubst(&self, text: &str) -> String {
+        self.names.iter().fold(text.to_string(), |t, (name, value)| t.replace(value, name))
+    }
+}
+
+fn prepare(dir: &Path, case: &Case, cache: &Path) -> Prepared {
     let tmp = tempfile::tempdir().expect("temp dir");
     let tmp_path = fs::canonicalize(tmp.path()).unwrap();
     let tmp_str = tmp_path.to_str().unwrap().to_string();
@@ -150,24 +331,36 @@ fn run_case(dir: &Path, case: &Case, backend: &str, cache: &Path) -> Outcome {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, text).unwrap();
     }
-    let subst = |s: &str| s.replace("{input}", &input_str).replace("{tmp}", &tmp_str);
-    for args in &case.git {
-        run_git(&input, &tmp_path, args.iter().map(|a| subst(a)));
-    }
     let tmp_slug = memdir_core::paths::slug(&tmp_str);
-    let names =
-        [("{input}", input_str.as_str()), ("{tmp}", tmp_str.as_str()), ("{tmp-slug}", tmp_slug.as_str())];
+    let names = vec![
+        ("{input}", input_str),
+        ("{tmp}", tmp_str),
+        ("{tmp-slug}", tmp_slug),
+        ("{cache}", cache.to_str().unwrap().to_string()),
+    ];
+    let prepared = Prepared { _tmp: tmp, input, names };
+    for args in &case.git {
+        run_git(&prepared.input, &tmp_path, args.iter().map(|a| prepared.subst(a)));
+    }
+    let names: Vec<(&str, &str)> = prepared.names.iter().map(|(n, v)| (*n, v.as_str())).collect();
     for g in &case.generate {
-        generate(&input, g, &names);
+        generate(&prepared.input, g, &names);
     }
     for (rel, when) in &case.mtimes {
-        set_mtime(&input.join(rel), parse_mtime(when));
+        set_mtime(&prepared.input.join(rel), parse_mtime(when));
     }
     for (link, target) in &case.symlinks {
-        std::os::unix::fs::symlink(subst(target), input.join(link)).unwrap();
+        std::os::unix::fs::symlink(prepared.subst(target), prepared.input.join(link)).unwrap();
     }
+    prepared
+}
 
-    let mut args = vec!["memdir".to_string(), "--backend".into(), backend.into()];
+/// Runs the case's commands on `backend`; the calls they make on the core go to `record`.
+fn run_case(dir: &Path, case: &Case, backend: &str, cache: &Path, record: Option<Log>) -> (Outcome, Names) {
+    let prepared = prepare(dir, case, cache);
+    let input = &prepared.input;
+    let subst = |s: &str| prepared.subst(s);
+    let mut args = memdir(backend, &case.args);
     args.extend(case.args.iter().map(|a| subst(a)));
     let mut env: Vec<(String, String)> = vec![
         ("HOME".into(), subst("{tmp}/home")),
@@ -175,12 +368,13 @@ fn run_case(dir: &Path, case: &Case, backend: &str, cache: &Path) -> Outcome {
     ];
     env.extend(case.env.iter().map(|(k, v)| (k.clone(), subst(v))));
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let status = memdir_harness::cli::run(args, env.clone(), &mut out, &mut err);
+    let status = memdir_harness::cli::run_recorded(args, env.clone(), &mut out, &mut err, record.clone());
     for next in &case.then {
-        let mut argv = vec!["memdir".to_string(), "--backend".into(), backend.into()];
+        let mut argv = memdir(backend, next);
         argv.extend(next.iter().map(|a| subst(a)));
         writeln!(out, "--- memdir {}", next.join(" ")).unwrap();
-        let then_status = memdir_harness::cli::run(argv, env.clone(), &mut out, &mut err);
+        let then_status =
+            memdir_harness::cli::run_recorded(argv, env.clone(), &mut out, &mut err, record.clone());
         writeln!(err, "(exit {then_status})").unwrap();
     }
     for rel in &case.show {
@@ -190,14 +384,9 @@ fn run_case(dir: &Path, case: &Case, backend: &str, cache: &Path) -> Outcome {
             Err(_) => writeln!(out, "(missing)").unwrap(),
         }
     }
-    // Slugs are derived from the temporary path, so they are normalised too.
-    let unsubst = |bytes: Vec<u8>| {
-        String::from_utf8_lossy(&bytes)
-            .replace(&input_str, "{input}")
-            .replace(&tmp_str, "{tmp}")
-            .replace(&tmp_slug, "{tmp-slug}")
-    };
-    Outcome { status, stdout: unsubst(out), stderr: unsubst(err) }
+    let unsubst = |bytes: Vec<u8>| prepared.unsubst(&String::from_utf8_lossy(&bytes));
+    let names = prepared.names.iter().map(|(n, v)| (n.to_string(), v.clone())).collect();
+    (Outcome { status, stdout: unsubst(out), stderr: unsubst(err) }, names)
 }
 
 fn check(dir: &Path, case: &Case, outcome: &Outcome) -> Result<(), String> {
@@ -306,18 +495,24 @@ fn run_git(dir: &Path, tmp: &Path, args: impl Iterator<Item = String>) {
 /// Writes generated files; `{i}` and the `names` (`{input}`, `{tmp}`, `{tmp-slug}`) are
 /// substituted in their paths, prefixes and suffixes.
 fn generate(input: &Path, g: &Generate, names: &[(&str, &str)]) {
-    let count = g.count.unwrap_or(1);
-    for i in 0..count {
-        let index = format!("{i:0width$}", width = g.pad);
-        let fill = |s: &str| {
-            names.iter().fold(s.replace("{i}", &index), |text, (name, value)| text.replace(name, value))
-        };
-        let path = input.join(fill(&g.path));
+    for i in 0..g.count.unwrap_or(1) {
+        let path = input.join(fill(&g.path, i, g.pad, names));
         fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let mut text = fill(&g.prefix);
-        text.push_str(&g.repeat.repeat(g.times));
-        text.push_str(&fill(&g.suffix));
-        fs::write(&path, text).unwrap();
+        fs::write(&path, generated_text(g, i, names)).unwrap();
         set_mtime(&path, DEFAULT_MTIME_MS + i as i64 * g.mtime_step_ms);
     }
+}
+
+/// `{i}` (zero-padded to `pad` digits) and the `names` substituted in `s`.
+fn fill(s: &str, i: usize, pad: usize, names: &[(&str, &str)]) -> String {
+    let index = format!("{i:0pad$}");
+    names.iter().fold(s.replace("{i}", &index), |text, (name, value)| text.replace(name, value))
+}
+
+/// The text of the `i`th generated file.
+fn generated_text(g: &Generate, i: usize, names: &[(&str, &str)]) -> String {
+    let mut text = fill(&g.prefix, i, g.pad, names);
+    text.push_str(&g.repeat.repeat(g.times));
+    text.push_str(&fill(&g.suffix, i, g.pad, names));
+    text
 }

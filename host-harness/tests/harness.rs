@@ -155,17 +155,18 @@ fn only_the_newest_200_heads_are_read_and_the_result_equals_reading_all() {
     }
     let dir = canonical(tmp.path());
     let heads = Arc::new(AtomicUsize::new(0));
-    let capped = memdir_core::scan::scan(&probe(tmp.path(), &heads), &dir).unwrap();
+    let capped = memdir_core::scan::scan(&probe(tmp.path(), &heads), &dir, 0).unwrap();
     assert_eq!(heads.load(Ordering::SeqCst), 200);
     assert_eq!((capped.headers.len(), capped.found), (200, 700));
 
-    let mut all = memdir_core::scan::scan_with_limit(&probe(tmp.path(), &heads), &dir, usize::MAX).unwrap();
+    let mut all =
+        memdir_core::scan::scan_with_limit(&probe(tmp.path(), &heads), &dir, usize::MAX, 0).unwrap();
     all.headers.truncate(200);
     assert_eq!(capped.headers, all.headers);
 
     let heads = Arc::new(AtomicUsize::new(0));
     let runtime = runtime();
-    let through_component = runtime.core(probe(tmp.path(), &heads)).scan(&dir).unwrap();
+    let through_component = runtime.core(probe(tmp.path(), &heads)).scan(&dir, 0).unwrap();
     assert_eq!(heads.load(Ordering::SeqCst), 200);
     assert_eq!(through_component, capped);
 }
@@ -184,8 +185,8 @@ fn host_filesystem_errors_become_diagnostics_and_lose_nothing() {
         ..probe(tmp.path(), &heads)
     };
     let runtime = runtime();
-    let native = NativeCore::new(faulty()).scan(&dir).unwrap();
-    let component = runtime.core(faulty()).scan(&dir).unwrap();
+    let native = NativeCore::new(faulty()).scan(&dir, 0).unwrap();
+    let component = runtime.core(faulty()).scan(&dir, 0).unwrap();
     assert_eq!(native, component);
     let paths: Vec<&str> = native.headers.iter().map(|h| h.path.as_str()).collect();
     assert_eq!(paths, ["user_ok.md", "feedback_broken.md"]);
@@ -203,11 +204,14 @@ fn the_scan_root_must_be_granted_and_must_exist() {
     let runtime = runtime();
     let mut core = runtime.core(ConfinedFs::new().grant_read(tmp.path().join("granted")).unwrap());
     let other = canonical(&tmp.path().join("other"));
-    assert!(matches!(core.scan(&other), Err(Error::Core(memdir_core::Error::Fs(FsError::OutsideRoot(_))))));
-    let missing = format!("{}/granted/missing", canonical(tmp.path()));
-    assert!(matches!(core.scan(&missing), Err(Error::Core(memdir_core::Error::Fs(FsError::NotFound(_))))));
     assert!(matches!(
-        core.scan("relative/path"),
+        core.scan(&other, 0),
+        Err(Error::Core(memdir_core::Error::Fs(FsError::OutsideRoot(_))))
+    ));
+    let missing = format!("{}/granted/missing", canonical(tmp.path()));
+    assert!(matches!(core.scan(&missing, 0), Err(Error::Core(memdir_core::Error::Fs(FsError::NotFound(_))))));
+    assert!(matches!(
+        core.scan("relative/path", 0),
         Err(Error::Core(memdir_core::Error::Fs(FsError::InvalidPath(_))))
     ));
 }

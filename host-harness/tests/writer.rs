@@ -6,7 +6,10 @@ mod common;
 
 use common::FaultyFs;
 use memdir_core::MemoryType;
-use memdir_core::writer::SaveRequest;
+use memdir_core::extract::{self, Role};
+use memdir_core::model::{Reply, Step};
+use memdir_core::target::Target;
+use memdir_core::writer::Save;
 use memdir_harness::{ComponentRuntime, ConfinedFs, Core, NativeCore};
 use std::path::Path;
 use std::process::{Child, Command};
@@ -128,13 +131,13 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
             let before = snapshot(&dir);
             let fs = FaultyFs {
                 fail_writes_ending: Some(fail_name),
-                ..FaultyFs::new(ConfinedFs::new().grant_write(&dir).unwrap())
+                ..FaultyFs::new(ConfinedFs::new().grant_read("/").unwrap().grant_write(&dir).unwrap())
             };
             let mut core: Box<dyn Core> =
                 if backend == "native" { Box::new(NativeCore::new(fs)) } else { Box::new(runtime.core(fs)) };
-            let dir_str = dir.to_str().unwrap();
-            let request = SaveRequest {
-                memory_dir: dir_str,
+            let target = target(&dir);
+            let request = Save {
+                target: &target,
                 memory_type: MemoryType::User,
                 name,
                 description: "new",
@@ -143,7 +146,6 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
                 now_ms: 0,
                 utc_offset_minutes: 0,
                 scope: None,
-                team_memory: false,
             };
             let err = core.save(&request).expect_err("the injected failure surfaces");
             assert!(err.to_string().contains("injected"), "{backend}/{fail_name}: {err}");
@@ -153,11 +155,11 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
                 "{backend}: failing {fail_name} while saving {topic} changed the directory"
             );
             // The lock was released: a save that does not hit the failure goes through.
-            let ok = ConfinedFs::new().grant_write(&dir).unwrap();
+            let ok = ConfinedFs::new().grant_read("/").unwrap().grant_write(&dir).unwrap();
             let mut core: Box<dyn Core> =
                 if backend == "native" { Box::new(NativeCore::new(ok)) } else { Box::new(runtime.core(ok)) };
-            let request = SaveRequest {
-                memory_dir: dir_str,
+            let request = Save {
+                target: &target,
                 memory_type: MemoryType::User,
                 name: "Role",
                 description: "new",
@@ -166,16 +168,20 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
                 now_ms: 0,
                 utc_offset_minutes: 0,
                 scope: None,
-                team_memory: false,
             };
             assert!(!core.save(&request).unwrap().created);
         }
     }
 }
 
+/// A target whose memory directory is `dir`, with a home of its own.
+fn target(dir: &Path) -> Target {
+    let dir = dir.to_str().unwrap().to_string();
+    Target { cwd: dir.clone(), env: vec![("HOME".into(), dir.clone())], memory_dir: Some(dir) }
+}
+
 #[test]
 fn a_host_failure_during_extraction_rejects_that_operation_and_keeps_the_rest_unchanged() {
-    use memdir_core::extract::Target;
     let runtime = ComponentRuntime::from_wasm(memdir_harness::CORE_WASM, None).unwrap();
     for backend in ["component", "native"] {
         let tmp = tempfile::tempdir().unwrap();
@@ -189,18 +195,32 @@ fn a_host_failure_during_extraction_rejects_that_operation_and_keeps_the_rest_un
         let before = snapshot(&dir);
         let fs = FaultyFs {
             fail_writes_ending: Some("MEMORY.md"),
-            ..FaultyFs::new(ConfinedFs::new().grant_write(&dir).unwrap())
+            ..FaultyFs::new(ConfinedFs::new().grant_read("/").unwrap().grant_write(&dir).unwrap())
         };
         let mut core: Box<dyn Core> =
             if backend == "native" { Box::new(NativeCore::new(fs)) } else { Box::new(runtime.core(fs)) };
+        let input = extract::Input {
+            target: target(&dir),
+            messages: vec![extract::Message {
+                role: Role::User,
+                text: "I use vim now".into(),
+                wrote: vec![],
+            }],
+            main_agent: true,
+            ..extract::Input::default()
+        };
         let reply = r#"{"operations": [
             {"op": "update", "path": "user_role.md", "type": "user", "name": "Role", "description": "new", "body": "New."},
             {"op": "create", "path": "user_tools.md", "type": "user", "name": "Tools", "description": "vim", "body": "Vim."},
             {"op": "delete", "path": "user_role.md"}]}"#;
-        let target = Target { memory_dir: dir.to_str().unwrap(), now_ms: 0, utc_offset_minutes: 0 };
-        let (ops, _) = core.dream_apply(&target, reply).unwrap();
-        assert_eq!(ops.len(), 3);
-        for op in &ops {
+        let mut step = core.extract_start(&input).unwrap();
+        for reply in [r#"{"read": []}"#, reply] {
+            let Step::Ask(call) = step else { panic!("{backend}: extraction stopped early: {step:?}") };
+            step = core.extract_resume(&call.state, Reply::Text(reply.into())).unwrap();
+        }
+        let result = step.done().expect("two rounds finish");
+        assert_eq!(result.operations.len(), 3);
+        for op in &result.operations {
             let why = op.rejected.as_deref().unwrap_or_else(|| panic!("{backend}: {op:?} applied"));
             assert!(why.contains("injected"), "{backend}: {why}");
         }

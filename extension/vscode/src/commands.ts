@@ -2,7 +2,7 @@
 
 import * as vscode from "vscode";
 import { answerer, chosenModel, ask } from "./model";
-import { type Memory, TYPES, type MemoryType, type Workspace } from "./memory";
+import { decidedBy, type Memory, TYPES, type MemoryType, type Workspace } from "./memory";
 import type { MemoriesView } from "./view";
 
 async function showDocument(content: string) {
@@ -12,10 +12,11 @@ async function showDocument(content: string) {
 
 export function registerCommands(workspace: Workspace, view: MemoriesView): vscode.Disposable[] {
   const recallSession = { json: "" };
-  const command = (id: string, body: (...args: any[]) => unknown) =>
-    vscode.commands.registerCommand(id, async (...args: any[]) => {
+  // VS Code passes a command's arguments untyped: the view's node for deleteMemory, nothing else.
+  const command = <A extends unknown[]>(id: string, body: (...args: A) => unknown) =>
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
-        return await body(...args);
+        return await body(...(args as A));
       } catch (e) {
         vscode.window.showErrorMessage(`memdir: ${(e as Error).message}`);
       }
@@ -35,9 +36,9 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
     command("memdir.recall", async () => {
       const query = await vscode.window.showInputBox({ title: "Recall For Query", prompt: "What are you about to work on?" });
       if (!query) return;
-      const { skipped, result } = await workspace.recall(query, recallSession, await answerer());
+      const result = await workspace.recall(query, recallSession, await answerer());
       const parts = result.attachments.map((a) => a.text);
-      if (skipped) parts.push(`Nothing recalled (${skipped}).`);
+      if (result.skipped) parts.push(`Nothing recalled (${result.skipped}).`);
       else if (parts.length === 0) parts.push("No memory is relevant to this request (or the relevant ones were already shown).");
       parts.push(...result.diagnostics.map((d) => `> ${d}`));
       await showDocument(`# Recalled for: ${query}\n\n${parts.join("\n\n")}\n`);
@@ -82,12 +83,13 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
       view.refresh();
     }),
     command("memdir.status", async () => {
-      const { switches, location } = workspace.status();
+      const status = workspace.status();
+      const { switches, location } = status;
       const on = (b: boolean) => (b ? "on" : "off");
       const lines = [
         "# memdir status",
         "",
-        `- auto memory: **${on(switches.autoMemory)}** (decided by ${switches.decidedBy})`,
+        `- auto memory: **${on(switches.autoMemory)}** (decided by ${decidedBy(status)})`,
         `- instruction files: ${on(switches.instructions)}${switches.bare ? " (bare mode)" : ""}`,
         `- team memory: ${on(switches.teamMemory)}`,
         `- daily log: ${on(switches.dailyLog)}`,
@@ -95,7 +97,7 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
         `- project root: \`${location.projectRoot}\`${location.fromGit ? " (git)" : ""}`,
         ...switches.diagnostics.map((d) => `- warning: ${d}`),
       ];
-      vscode.window.showInformationMessage(`memdir: auto memory ${on(switches.autoMemory)} (decided by ${switches.decidedBy})`);
+      vscode.window.showInformationMessage(`memdir: auto memory ${on(switches.autoMemory)} (decided by ${decidedBy(status)})`);
       await showDocument(lines.join("\n") + "\n");
     }),
     command("memdir.refresh", () => view.refresh()),

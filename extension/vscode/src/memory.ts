@@ -6,7 +6,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { ConfinedFs, MemoryCore } from "./core";
-import type { Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelRequest, RecallResult, SaveReport } from "./core";
+import type { Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, RecallResult, SaveReport, Target } from "./core";
 
 /** The memory types, in the order the view lists them. */
 export const TYPES = ["user", "feedback", "project", "reference"] as const;
@@ -33,8 +33,11 @@ export function coreEnv(): Env {
   return [...env];
 }
 
-/** The whole tree, read-only: instruction files live anywhere from `/` down. */
+/** The whole tree, read-only: instruction files and settings live anywhere from `/` down. */
 const readEverything = () => new ConfinedFs().grantRead("/");
+
+/** The user's UTC offset in minutes, so "today" is the user's day. */
+const utcOffset = () => -new Date().getTimezoneOffset();
 
 /** A memory as the view and the tools show it. */
 export interface Memory {
@@ -66,18 +69,23 @@ export class Workspace {
     return this.status().location;
   }
 
-  /** The memory directory, created when missing, with a grant to write it alone. */
-  private writable(location: MemoryLocation = this.location()): { dir: string; grant: ConfinedFs } {
-    const dir = location.memoryDir;
+  /** Whose memory: the core locates it and resolves the switches from the folder and the environment. */
+  target(): Target {
+    return { cwd: this.cwd(), env: coreEnv(), memoryDir: undefined };
+  }
+
+  /** The memory directory, created when missing, with a grant to read everything and write it alone. */
+  private writable(): { target: Target; dir: string; grant: ConfinedFs } {
+    const dir = this.location().memoryDir;
     fs.mkdirSync(dir, { recursive: true });
-    return { dir, grant: new ConfinedFs().grantWrite(dir) };
+    return { target: this.target(), dir, grant: readEverything().grantWrite(dir) };
   }
 
   /** Every memory, newest first; none when the directory does not exist yet. */
   memories(): Memory[] {
     const dir = this.location().memoryDir;
     if (!fs.existsSync(dir)) return [];
-    const report = this.core.scan(new ConfinedFs().grantRead(dir), dir);
+    const report = this.core.scan(new ConfinedFs().grantRead(dir), dir, BigInt(Date.now()));
     for (const d of report.skipped) this.log.warn(`${d.path}: ${d.reason}`);
     return report.headers.map((header) => ({
       header,
@@ -113,72 +121,54 @@ export class Workspace {
     topic?: string;
     scope?: "private" | "team";
   }): SaveReport {
-    const status = this.status();
-    const { dir, grant } = this.writable(status.location);
+    const { target, grant } = this.writable();
     return this.core.save(grant, {
-      memoryDir: dir,
+      target,
       memoryType: request.type,
       name: request.name,
       description: request.description,
       topic: request.topic || undefined,
       body: request.body,
       nowMs: BigInt(Date.now()),
-      utcOffsetMinutes: -new Date().getTimezoneOffset(),
+      utcOffsetMinutes: utcOffset(),
       scope: request.scope,
-      teamMemory: status.switches.teamMemory,
     });
   }
 
   forget(relative: string) {
-    const { dir, grant } = this.writable();
-    return this.core.forget(grant, dir, relative);
+    const { target, grant } = this.writable();
+    return this.core.forget(grant, target, relative);
   }
 
   appendLog(text: string): string {
-    const { dir, grant } = this.writable();
-    return this.core.logAppend(grant, dir, text, BigInt(Date.now()), -new Date().getTimezoneOffset());
+    const { target, grant } = this.writable();
+    return this.core.logAppend(grant, target, text, BigInt(Date.now()), utcOffset());
   }
 
   /**
-   * One recall turn for `query` (R7): the model picks (or the offline selector ranks), and the
-   * session (JSON) keeps budgets and what was surfaced.
+   * One recall turn for `query` (R7): the model picks, or the offline selector ranks when there
+   * is no model. `session` keeps the session's JSON (budgets, what was surfaced) between turns.
    */
   async recall(
     query: string,
     session: { json: string },
     ask: ((request: ModelRequest) => Promise<string>) | undefined,
     options: { recentTools?: string[]; alreadyRead?: string[]; ignoreMemory?: boolean } = {},
-  ): Promise<{ skipped?: string; result: RecallResult }> {
-    const status = this.status();
-    const dir = status.location.memoryDir;
-    const empty = { selected: [], attachments: [], diagnostics: [] };
-    if (!fs.existsSync(dir)) return { skipped: "no-memories", result: empty };
-    const grant = new ConfinedFs().grantRead(dir);
+  ): Promise<RecallResult> {
     const input = {
-      memoryDir: dir,
+      target: this.target(),
       query,
       recentTools: options.recentTools ?? [],
       alreadyRead: options.alreadyRead ?? [],
-      autoMemory: status.switches.autoMemory,
       ignoreMemory: options.ignoreMemory ?? false,
       nowMs: BigInt(Date.now()),
+      session: session.json,
+      offline: ask === undefined,
     };
-    const started = this.core.recallPrepare(grant, input, session.json);
-    session.json = started.session;
-    if (started.prepared.tag === "skipped") return { skipped: started.prepared.val, result: empty };
-    const pending = started.prepared.val;
-    let reply: string | undefined;
-    if (ask) {
-      try {
-        reply = await ask(pending.request);
-      } catch (e) {
-        // A model that fails costs this turn its attachments, never more (R7).
-        return { result: { ...empty, diagnostics: [`${(e as Error).message}; nothing recalled this turn`] } };
-      }
-    }
-    const finished = this.core.recallFinish(grant, input, session.json, pending, reply);
-    session.json = finished.session;
-    return { result: finished.result };
+    const noModel = () => Promise.reject(new Error("no model"));
+    const result = await this.core.recall(readEverything(), input, ask ?? noModel);
+    session.json = result.session;
+    return result;
   }
 
   /**
@@ -189,63 +179,41 @@ export class Workspace {
     messages: { role: "user" | "assistant"; text: string }[],
     ask: (request: ModelRequest) => Promise<string>,
   ): Promise<{ skipped?: string; written: string[]; diagnostics: string[] }> {
-    const status = this.status();
-    const { dir, grant } = this.writable(status.location);
+    const { target, grant } = this.writable();
     const input = {
-      memoryDir: dir,
+      target,
       messages: messages.map((m) => ({ role: m.role, text: m.text, wrote: [] })),
-      cursor: 0,
+      conversation: undefined,
       written: [],
       mainAgent: true,
-      autoMemory: status.switches.autoMemory,
       nowMs: BigInt(Date.now()),
-      utcOffsetMinutes: -new Date().getTimezoneOffset(),
+      utcOffsetMinutes: utcOffset(),
     };
-    const begun = this.core.extractBegin(grant, input);
-    if (begun.tag === "skipped") return { skipped: begun.val, written: [], diagnostics: [] };
-    const first = await ask(begun.val.request);
-    const read = this.core.extractRead(grant, input, begun.val, first);
-    const second = await ask(read.request);
-    const applied = this.core.extractApply(grant, input, second);
-    const rejected = applied.operations.filter((o) => o.rejected).map((o) => `${o.op} ${o.path}: ${o.rejected}`);
+    const result = await this.core.extract(grant, input, ask);
+    const rejected = result.operations.filter((o) => o.rejected).map((o) => `${o.op} ${o.path}: ${o.rejected}`);
     return {
-      written: applied.operations.filter((o) => !o.rejected).map((o) => o.path),
-      diagnostics: [...read.diagnostics, ...applied.diagnostics, ...rejected],
+      skipped: result.skipped,
+      written: result.operations.filter((o) => !o.rejected).map((o) => o.path),
+      diagnostics: [...result.diagnostics, ...rejected],
     };
   }
 
   /** Folds what the daily logs gained into memories (R9.4), chunk by chunk. */
   async dream(ask: (request: ModelRequest) => Promise<string>, progress: (done: number, total: number) => void) {
-    const { dir, grant } = this.writable();
-    const chunks = this.core.dreamPlan(grant, dir);
-    const written: string[] = [];
-    const diagnostics: string[] = [];
-    for (const [i, chunk] of chunks.entries()) {
-      progress(i, chunks.length);
-      const reply = await ask(chunk.request);
-      const applied = this.core.dreamApply(grant, dir, BigInt(Date.now()), -new Date().getTimezoneOffset(), reply);
-      written.push(...applied.operations.filter((o) => !o.rejected).map((o) => o.path));
-      diagnostics.push(...applied.diagnostics);
-      this.core.dreamCommit(grant, dir, chunk.logs);
-    }
-    progress(chunks.length, chunks.length);
-    return { chunks: chunks.length, written, diagnostics };
+    const { target, grant } = this.writable();
+    const input = { target, nowMs: BigInt(Date.now()), utcOffsetMinutes: utcOffset() };
+    const result = await this.core.dream(grant, input, ask, (call: ModelCall) => progress(call.call - 1, call.calls));
+    progress(result.chunks, result.chunks);
+    return {
+      chunks: result.chunks,
+      written: result.operations.filter((o) => !o.rejected).map((o) => o.path),
+      diagnostics: result.diagnostics,
+    };
   }
 }
 
-/** "today", "yesterday", "N days ago" (R7.6). */
-export function freshness(mtimeMs: bigint, now = Date.now()): string {
-  const days = Math.max(0, Math.floor((now - Number(mtimeMs)) / 86_400_000));
-  return days === 0 ? "today" : days === 1 ? "yesterday" : `${days} days ago`;
-}
-
-/**
- * Days after which a memory is shown as possibly stale. Types age differently (R1.6): project
- * state goes stale fastest, who the user is and how they work hardly at all.
- */
-const STALE_AFTER_DAYS: Record<string, number> = { project: 30, reference: 90, feedback: 365, user: 365 };
-
-export function isStale(header: MemoryHeader, now = Date.now()): boolean {
-  const days = (now - Number(header.mtimeMs)) / 86_400_000;
-  return days > (STALE_AFTER_DAYS[header.memoryType ?? "project"] ?? 30);
+/** How the status shows which rule decided auto memory (R4.2). */
+export function decidedBy(status: MemoryStatus): string {
+  const d = status.switches.decidedBy;
+  return d.tag === "settings" ? `settings:${d.val}` : d.tag;
 }

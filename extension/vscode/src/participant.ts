@@ -4,6 +4,7 @@
 // extraction looks at the turn and saves what is worth keeping (skipped when the turn already
 // saved). /remember, /forget and /dream do what they say.
 
+import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ModelRequest } from "./core";
 import { ask } from "./model";
@@ -34,9 +35,10 @@ export function registerParticipant(workspace: Workspace, log: vscode.LogOutputC
       if (context.history.length === 0) session.json = "";
       stream.progress("Recalling memories…");
       const recalled = await workspace.recall(request.prompt, session, offline ? undefined : asker);
-      for (const a of recalled.result.attachments) stream.reference(vscode.Uri.file(a.path));
-      for (const d of recalled.result.diagnostics) log.warn(d);
-      const system = [workspace.prompt(), ...recalled.result.attachments.map((a) => a.text)].join("\n\n");
+      const memoryDir = workspace.location().memoryDir;
+      for (const a of recalled.attachments) stream.reference(vscode.Uri.file(path.join(memoryDir, a.path)));
+      for (const d of recalled.diagnostics) log.warn(d);
+      const system = [workspace.prompt(), ...recalled.attachments.map((a) => a.text)].join("\n\n");
       const messages = [vscode.LanguageModelChatMessage.User(system)];
       for (const turn of context.history) {
         if (turn instanceof vscode.ChatRequestTurn) messages.push(vscode.LanguageModelChatMessage.User(turn.prompt));
@@ -63,7 +65,7 @@ export function registerParticipant(workspace: Workspace, log: vscode.LogOutputC
         );
         report(extracted.written, extracted.diagnostics);
       }
-      return { metadata: { recalled: recalled.result.selected } };
+      return { metadata: { recalled: recalled.selected } };
     }
 
     async function remember(text: string): Promise<vscode.ChatResult> {

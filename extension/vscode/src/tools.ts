@@ -18,11 +18,11 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
       async invoke(options, token) {
         if (Date.now() - session.used > SESSION_IDLE_MS) session.json = "";
         session.used = Date.now();
-        const { skipped, result } = await workspace.recall(options.input.query, session, await answerer(token), {
+        const result = await workspace.recall(options.input.query, session, await answerer(token), {
           alreadyRead: options.input.alreadyRead,
         });
         const parts = result.attachments.map((a) => a.text);
-        if (skipped) parts.push(`Nothing recalled (${skipped}).`);
+        if (result.skipped) parts.push(`Nothing recalled (${result.skipped}).`);
         else if (parts.length === 0) parts.push("No memory is relevant to this request (or the relevant ones were already shown).");
         parts.push(...result.diagnostics.map((d) => `note: ${d}`));
         return text(parts.join("\n\n"));

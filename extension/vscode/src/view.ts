@@ -3,7 +3,7 @@
 // marked. It refreshes when files in the memory directory change.
 
 import * as vscode from "vscode";
-import { freshness, isStale, type Memory, TYPES, type Workspace } from "./memory";
+import { type Memory, TYPES, type Workspace } from "./memory";
 
 type Node = { kind: "scope"; team: boolean } | { kind: "type"; type: string; team?: boolean } | { kind: "memory"; memory: Memory };
 
@@ -95,9 +95,10 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
       return item;
     }
     const { header, file } = node.memory;
-    const stale = isStale(header);
+    // Freshness and staleness are the core's (R7.6, R1.6), as for every other host.
+    const { stale, text: age } = header.freshness;
     const item = new vscode.TreeItem(header.name ?? header.path, vscode.TreeItemCollapsibleState.None);
-    item.description = stale ? `${freshness(header.mtimeMs)} · may be stale` : freshness(header.mtimeMs);
+    item.description = stale ? `${age} · may be stale` : age;
     item.tooltip = new vscode.MarkdownString(
       `**${header.name ?? header.path}**\n\n${header.description ?? "(no description)"}\n\n\`${header.path}\`` +
         (stale ? "\n\n$(warning) Not updated for a long time: check it against the code before relying on it." : "") +

@@ -1,6 +1,8 @@
-// The conformance cases (`tests/conformance/`, see `tests/README.md`) replayed through the Node
-// CLI on the jco-loaded core: each case prepared as `host-harness/tests/conformance.rs` does,
-// its commands run, the output compared with the expected files.
+// The call scripts (`tests/conformance/*/calls.json`, see `tests/README.md`) replayed through
+// the jco-loaded component: each case's tree prepared as `host-harness/tests/conformance.rs`
+// prepares it, then every call made by name on the core, its result compared with the script's.
+// This is the whole driver: the JSON form of WIT values maps onto jco's with camelCase record
+// fields, BigInt for 64-bit integers, `undefined` for `none` and thrown errors for `err`.
 //
 //   node test/conformance.mjs [NAME-FILTER]
 
@@ -8,29 +10,60 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { core, run } from "./cli.mjs";
-import { parseRfc3339 } from "./rust.mjs";
+import { isDeepStrictEqual } from "node:util";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, "../../..");
 const casesDir = path.join(repo, "tests/conformance");
+const dist = path.resolve(here, "../dist");
+const { MemoryCore, ConfinedFs, CoreError } = createRequire(import.meta.url)(path.join(dist, "core.js"));
+const core = new MemoryCore(dist);
 
 /** Every file's mtime unless the case says otherwise: 2026-01-01T00:00:00.000Z. */
 const DEFAULT_MTIME_MS = 1_767_225_600_000;
 
-const CASE_KEYS = ["description", "args", "status", "env", "mtimes", "generate", "symlinks", "outside", "git", "then", "show"];
-const GENERATE_KEYS = ["path", "count", "pad", "prefix", "repeat", "times", "suffix", "mtime_step_ms"];
+const camel = (name) => name.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-/** `case.json`, refusing keys the Rust runner does not know (it denies unknown fields). */
+/** Script JSON to jco: record fields in camelCase, `null` for none; integers stay numbers (jco takes them for 64-bit too). */
+function toJs(value) {
+  if (Array.isArray(value)) return value.map(toJs);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), toJs(v)]));
+  return value;
+}
+
+/** jco to script JSON: fields back in kebab-case, BigInt as numbers, `undefined` as null. */
+function fromJs(value) {
+  if (value === undefined) return null;
+  if (typeof value === "bigint") return Number(value);
+  if (Array.isArray(value)) return value.map(fromJs);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).filter(([k]) => !(k === "val" && value[k] === undefined)).map(([k, v]) => [kebab(k), fromJs(v)]));
+  }
+  return value;
+}
+
+/** Calls `interface.function` on the core with `grant`; a WIT `result` comes back tagged. */
+function callByName(grant, func, args, returnsResult) {
+  const [iface, name] = func.split(".");
+  try {
+    const value = fromJs(core.call(func, grant, (root) => root[camel(iface)][camel(name)](...args.map(toJs))));
+    return returnsResult ? { tag: "ok", val: value } : value;
+  } catch (e) {
+    if (e instanceof CoreError) return { tag: "err", val: fromJs(e.payload) };
+    throw e;
+  }
+}
+
+const CASE_KEYS = ["description", "args", "status", "env", "mtimes", "generate", "symlinks", "outside", "git", "then", "show"];
+
 function readCase(dir, name) {
   const raw = JSON.parse(fs.readFileSync(path.join(dir, "case.json"), "utf8"));
-  const unknown = [
-    ...Object.keys(raw).filter((k) => !CASE_KEYS.includes(k)),
-    ...(raw.generate ?? []).flatMap((g) => Object.keys(g).filter((k) => !GENERATE_KEYS.includes(k))),
-  ];
+  const unknown = Object.keys(raw).filter((k) => !CASE_KEYS.includes(k));
   if (unknown.length) throw new Error(`${name}/case.json: unknown field(s) ${unknown.join(", ")}`);
-  if (!raw.description) throw new Error(`${name}: describe the case`);
-  return { status: 0, env: {}, mtimes: {}, generate: [], symlinks: {}, outside: {}, git: [], then: [], show: [], ...raw };
+  return { env: {}, mtimes: {}, generate: [], symlinks: {}, outside: {}, git: [], ...raw };
 }
 
 /** Copies a tree; a path component named `dot-git` becomes `.git` (git cannot hold a `.git`). */
@@ -70,7 +103,7 @@ function setMtimes(dir, ms) {
   }
 }
 
-const parseMtime = (when) => (typeof when === "number" ? when : parseRfc3339(when));
+const parseMtime = (when) => (typeof when === "number" ? when : Date.parse(when));
 
 /** Runs `git` in `dir` with a fixed identity and no user or system configuration. */
 function runGit(dir, tmp, args) {
@@ -111,99 +144,79 @@ function prepare(dir, c) {
   }
   const subst = (s) => s.replaceAll("{input}", input).replaceAll("{tmp}", tmp);
   for (const args of c.git) runGit(input, tmp, args.map(subst));
-  const names = [["{input}", input], ["{tmp}", tmp], ["{tmp-slug}", core().call("paths.slug", undefined, (r) => r.paths.slug(tmp))]];
+  const names = [["{input}", input], ["{tmp}", tmp], ["{tmp-slug}", core.call("paths.slug", undefined, (r) => r.paths.slug(tmp))], ["{cache}", "/nonexistent-cache"]];
   for (const g of c.generate) generate(input, g, names);
   for (const [rel, when] of Object.entries(c.mtimes)) setMtime(path.join(input, rel), parseMtime(when));
   for (const [link, target] of Object.entries(c.symlinks)) fs.symlinkSync(subst(target), path.join(input, link));
   return { tmp, input, names, subst };
 }
 
-/** Runs the case's commands and shows its files; returns what it printed, paths named back. */
-function runCase(dir, c) {
-  const { tmp, input, names, subst } = prepare(dir, c);
+/** Maps every string through `f`, and every `{"$file": PATH}` through `file`. */
+function mapStrings(value, f, file) {
+  if (typeof value === "string") return f(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f, file));
+  if (value && typeof value === "object") {
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === "$file") return file(value.$file);
+    return Object.fromEntries(keys.map((k) => [k, mapStrings(value[k], f, file)]));
+  }
+  return value;
+}
+
+const clip = (text) => (text.length > 600 ? `${text.slice(0, 600)}…` : text);
+
+/** Replays one case's script; returns why it failed, or undefined. */
+function replay(dir, c) {
+  const script = JSON.parse(fs.readFileSync(path.join(dir, "calls.json"), "utf8"));
+  const { tmp, names } = prepare(dir, c);
   try {
-    // The environment as the Rust runner builds it: HOME first, then the case's (sorted).
-    const env = [["HOME", `${tmp}/home`], ...Object.entries(c.env).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, subst(v)])];
-    // The Rust runner runs in-process, in host-harness/.
-    const cwd = path.join(repo, "host-harness");
-    const first = run(c.args.map(subst), env, cwd);
-    let { stdout, stderr } = first;
-    for (const next of c.then) {
-      const outcome = run(next.map(subst), env, cwd);
-      stdout += `--- memdir ${next.join(" ")}\n${outcome.stdout}`;
-      stderr += `${outcome.stderr}(exit ${outcome.status})\n`;
+    const subst = (s) => names.reduce((t, [name, value]) => t.replaceAll(name, value), s);
+    const resolve = (v) => mapStrings(v, subst, (p) => fs.readFileSync(subst(p), "utf8"));
+    for (const [i, call] of script.entries()) {
+      const grant = new ConfinedFs();
+      for (const root of call.grant.read) grant.grantRead(subst(root));
+      for (const root of call.grant.write) {
+        fs.mkdirSync(subst(root), { recursive: true });
+        grant.grantWrite(subst(root));
+      }
+      const expected = resolve(call.result);
+      const returnsResult = expected && typeof expected === "object" && ["ok", "err"].includes(expected.tag);
+      const got = callByName(grant, call.fn, resolve(call.args), returnsResult);
+      if (!isDeepStrictEqual(got, expected)) {
+        return `call ${i} (${call.fn}):\n  expected ${clip(JSON.stringify(expected))}\n  got      ${clip(JSON.stringify(got))}`;
+      }
     }
-    for (const rel of c.show) stdout += `--- ${rel}\n${showFile(path.join(input, rel))}`;
-    // Slugs are made from the temporary path, so they are named back too.
-    const unsubst = (text) => names.reduce((t, [name, value]) => t.replaceAll(value, name), text);
-    return { status: first.status, stdout: unsubst(stdout), stderr: unsubst(stderr) };
+    return undefined;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-/** A file as the Rust runner shows it: its text, or `(missing)` when it cannot be read as UTF-8. */
-function showFile(file) {
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(fs.readFileSync(file));
-  } catch {
-    return "(missing)\n";
-  }
-}
-
-const clip = (line) => (line.length > 160 ? `${line.slice(0, 160)}…` : line);
-
-/** A few lines around the first difference of `expected` and `got`. */
-function diffSnippet(expected, got) {
-  const a = expected.split("\n");
-  const b = got.split("\n");
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  const from = Math.max(0, i - 2);
-  const lines = (all) => all.slice(from, i + 3).map((l, k) => `  ${String(from + k + 1).padStart(4)}| ${clip(l)}`);
-  return [`first difference at line ${i + 1}`, "--- expected", ...lines(a), "--- got", ...lines(b)].join("\n");
-}
-
-const readExpected = (file) => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "");
-
-/** Why the outcome differs from the expected one, or undefined when it does not. */
-function check(dir, c, outcome) {
-  if (outcome.status !== c.status) return `exit status ${outcome.status} (expected ${c.status}); stderr: ${outcome.stderr}`;
-  for (const [stream, file] of [["stdout", "expected.out"], ["stderr", "expected.err"]]) {
-    const expected = readExpected(path.join(dir, file));
-    if (outcome[stream] !== expected) return `${stream} differs:\n${diffSnippet(expected, outcome[stream])}`;
-  }
-  return undefined;
 }
 
 function main() {
   const filter = process.argv.slice(2).find((a) => !a.startsWith("-"));
   const names = fs
     .readdirSync(casesDir)
-    .filter((name) => fs.existsSync(path.join(casesDir, name, "case.json")))
+    .filter((name) => fs.existsSync(path.join(casesDir, name, "calls.json")))
     .filter((name) => !filter || name.includes(filter))
     .sort();
   let passed = 0;
   let failed = 0;
   for (const name of names) {
     const dir = path.join(casesDir, name);
-    const c = readCase(dir, name);
     let why;
     try {
-      why = check(dir, c, runCase(dir, c));
+      why = replay(dir, readCase(dir, name));
     } catch (e) {
       why = `the replay threw: ${e.stack}`;
     }
-    if (why === undefined) {
-      console.log(`ok   ${name}`);
-      passed++;
-    } else {
+    if (why === undefined) passed++;
+    else {
       console.log(`FAIL ${name}: ${why}`);
       failed++;
     }
   }
-  console.log(`conformance (jco): ${passed} passed, ${failed} failed`);
-  if (failed > 0) process.exitCode = 1;
+  console.log(`call scripts (jco): ${passed} passed, ${failed} failed`);
+  if (failed > 0 || passed === 0) process.exitCode = 1;
 }
 
 main();

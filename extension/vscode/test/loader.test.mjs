@@ -14,6 +14,9 @@ const { MemoryCore, ConfinedFs, CoreTrap, CoreError, guardImports, ALLOWED_IMPOR
   path.join(dist, "core.js"),
 );
 
+/** The core's target for a memory directory of its own, with a home of its own. */
+const target = (dir) => ({ cwd: dir, env: [["HOME", dir]], memoryDir: dir });
+
 function memoryDir() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-loader-"));
   fs.writeFileSync(path.join(dir, "user_a.md"), "---\nname: A\ndescription: one\ntype: user\n---\nbody\n");
@@ -31,10 +34,10 @@ test("a trap is logged, and the next call runs on a fresh instance", () => {
       return { ...super.imports(), listDir: () => { throw new TypeError("host bug"); } };
     }
   }
-  assert.throws(() => core.scan(new Broken().grantRead(dir), dir), (e) => e instanceof CoreTrap && /during `scan`/.test(e.message));
+  assert.throws(() => core.scan(new Broken().grantRead(dir), dir, 0n), (e) => e instanceof CoreTrap && /during `scan`/.test(e.message));
   assert.equal(logged.length, 1);
   assert.match(logged[0], /starting a fresh instance/);
-  const report = core.scan(new ConfinedFs().grantRead(dir), dir);
+  const report = core.scan(new ConfinedFs().grantRead(dir), dir, 0n);
   assert.deepEqual(report.headers.map((h) => h.path), ["user_a.md"]);
 });
 
@@ -43,7 +46,7 @@ test("the core's errors read as the harness prints them", () => {
   const core = new MemoryCore(dist);
   assert.throws(() => core.loadIndex(new ConfinedFs().grantRead(dir), "/etc/hostname"), (e) =>
     e instanceof CoreError && e.message === "/etc/hostname: outside the directories memdir may use");
-  assert.throws(() => core.forget(new ConfinedFs().grantRead(dir), dir, "user_a.md"), (e) => e instanceof CoreError && /read-only/.test(e.message));
+  assert.throws(() => core.forget(new ConfinedFs().grantRead("/"), target(dir), "user_a.md"), (e) => e instanceof CoreError && /read-only/.test(e.message));
   assert.ok(fs.existsSync(path.join(dir, "user_a.md")), "nothing was lost");
 });
 
@@ -72,9 +75,9 @@ test("the extension and the memdir CLI writing at once lose nothing (one lock fo
   const exited = new Promise((resolve) => cli.on("exit", resolve));
   const core = new MemoryCore(dist);
   for (let i = 1; i <= per; i++) {
-    core.save(new ConfinedFs().grantWrite(dir), {
-      memoryDir: dir, memoryType: "reference", name: `Node ${i}`, description: `node ${i}`, topic: undefined,
-      body: `https://node.example/${i}`, nowMs: BigInt(Date.now()), utcOffsetMinutes: 0, scope: undefined, teamMemory: false,
+    core.save(new ConfinedFs().grantRead("/").grantWrite(dir), {
+      target: target(dir), memoryType: "reference", name: `Node ${i}`, description: `node ${i}`, topic: undefined,
+      body: `https://node.example/${i}`, nowMs: BigInt(Date.now()), utcOffsetMinutes: 0, scope: undefined,
     });
   }
   assert.equal(await exited, 0, "every CLI save succeeded");

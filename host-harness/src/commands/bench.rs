@@ -130,12 +130,12 @@ fn ms(d: Duration) -> f64 {
 
 /// Times scan + manifest `runs` times after one warm-up; returns the median and the manifest.
 fn time_core(core: &mut dyn Core, dir: &str, runs: usize) -> Result<(Duration, String), Failure> {
-    let warm = core.scan(dir)?;
+    let warm = core.scan(dir, 0)?;
     let manifest = core.manifest(&warm.headers)?;
     let mut samples = Vec::with_capacity(runs);
     for _ in 0..runs {
         let start = Instant::now();
-        let report = core.scan(dir)?;
+        let report = core.scan(dir, 0)?;
         let text = core.manifest(&report.headers)?;
         samples.push(start.elapsed());
         std::hint::black_box(text);

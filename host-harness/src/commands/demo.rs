@@ -1,12 +1,12 @@
 //! `memdir demo`: writes a sample memory directory and prints what an agent gets from it.
 
-use crate::ConfinedFs;
+use super::instructions::whole_tree;
+use super::recall::{Query, recall};
 use crate::cli::{Context, Failure, Outcome, absolute, read_root};
 use memdir_core::MemoryType;
-use memdir_core::budget::Session;
-use memdir_core::recall::Input;
 use memdir_core::scan::INDEX_FILE;
-use memdir_core::writer::SaveRequest;
+use memdir_core::target::Target;
+use memdir_core::writer::Save;
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
@@ -71,7 +71,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
 
     let abs = absolute(&dir)?;
     let mut core = ctx.core(read_root(&dir)?)?;
-    let report = core.scan(&abs)?;
+    let report = core.scan(&abs, ctx.now_ms())?;
     let manifest = core.manifest(&report.headers)?;
     let index = core.load_index(&format!("{abs}/{INDEX_FILE}"))?;
 
@@ -85,27 +85,27 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     write!(out, "{manifest}")?;
     writeln!(out)?;
 
-    let input = Input {
-        memory_dir: &abs,
+    let query = Query {
+        cwd: &abs,
+        memory_dir: Some(abs.clone()),
         query: DEMO_REQUEST,
         recent_tools: &[],
         already_read: &[],
-        auto_memory: true,
         ignore_memory: false,
-        now_ms: ctx.now_ms(),
     };
-    let report = crate::recall::recall(&mut *core, &input, &mut Session::new(), None)?;
+    let report = recall(ctx, &query, String::new(), None)?;
     writeln!(out, "== Recall for {DEMO_REQUEST:?} (selector: {}, R7) ==", report.selector)?;
-    for attachment in &report.outcome.attachments {
+    for attachment in &report.attachments {
         writeln!(out, "{}", attachment.text)?;
     }
     writeln!(out)?;
 
     // Writer A: the agent learns something and saves it; the index gains its line.
-    let writable = ConfinedFs::new().grant_write(&dir).map_err(|e| Failure::input(format!("{abs}: {e}")))?;
+    let writable = whole_tree()?.grant_write(&dir).map_err(|e| Failure::input(format!("{abs}: {e}")))?;
     let mut writer = ctx.core(writable)?;
-    let saved = writer.save(&SaveRequest {
-        memory_dir: &abs,
+    let target = Target { cwd: abs.clone(), env: ctx.env().to_vec(), memory_dir: Some(abs.clone()) };
+    let saved = writer.save(&Save {
+        target: &target,
         memory_type: MemoryType::Feedback,
         name: "Migrations in their own PR",
         description: "Schema migrations ship in a PR of their own, reviewed by the DBA on call",
@@ -115,7 +115,6 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         now_ms: ctx.now_ms(),
         utc_offset_minutes: 0,
         scope: None,
-        team_memory: false,
     })?;
     writeln!(out, "== Saved {} (R9.1); MEMORY.md now ends with ==", saved.path)?;
     let index = writer.load_index(&format!("{abs}/{INDEX_FILE}"))?;

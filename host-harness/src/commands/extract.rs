@@ -1,13 +1,14 @@
-//! `memdir extract`: writer B over a transcript (R9.2, R9.3). The cursor — how many messages
-//! were already processed — is kept per conversation in the memory directory's hidden
+//! `memdir extract`: writer B over a transcript (R9.2, R9.3). The core keeps the cursor — how
+//! many messages were already processed — per conversation in the memory directory's hidden
 //! `.cursors/` folder, so a rerun only looks at what is new.
 
 use super::save::Target;
 use crate::cli::{Context, Failure, Outcome};
+use crate::steps::drive;
 use memdir_core::extract::Input;
 use serde::Serialize;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Arguments of `memdir extract`.
 #[derive(Debug, clap::Args)]
@@ -40,7 +41,7 @@ pub struct Args {
 #[derive(Serialize)]
 struct Json<'a> {
     skipped: Option<&'static str>,
-    cursor: usize,
+    cursor: u32,
     read: &'a [String],
     applied: Vec<Op<'a>>,
     rejected: Vec<Op<'a>>,
@@ -64,36 +65,22 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         Some(id) => id.clone(),
         None => args.transcript.file_stem().and_then(|s| s.to_str()).unwrap_or("conversation").to_string(),
     };
-    if conversation.is_empty()
-        || !conversation.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-    {
-        return Err(Failure::input(format!(
-            "conversation id {conversation:?}: use letters, digits, `.`, `_`, `-`"
-        )));
-    }
-    let (dir, fs) = args.target.open(ctx)?;
-    let cursor_file = Path::new(&dir).join(".cursors").join(&conversation);
-    let cursor: usize =
-        std::fs::read_to_string(&cursor_file).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
+    let (target, _, fs) = args.target.open(ctx)?;
     let mut core = ctx.core(fs)?;
     let messages = core
         .extract_parse(&text)
         .map_err(|e| Failure::input(format!("{}: {e}", args.transcript.display())))?;
-    let cwd = crate::cli::absolute(Path::new("."))?;
-    let (switches, _) = ctx.core(super::instructions::whole_tree()?)?.status(&cwd, ctx.env())?;
     let input = Input {
-        memory_dir: &dir,
-        messages: &messages,
-        cursor,
-        written: &args.written,
+        target,
+        messages,
+        conversation: Some(conversation),
+        written: args.written.clone(),
         main_agent: !args.subagent,
-        auto_memory: switches.auto_memory,
         now_ms: ctx.now_ms(),
         utc_offset_minutes: ctx.utc_offset(args.utc_offset),
     };
-    let report = crate::extraction::run(&mut *core, &input, &mut *model)?;
-    std::fs::create_dir_all(cursor_file.parent().expect("has a parent"))?;
-    std::fs::write(&cursor_file, format!("{}\n", report.cursor))?;
+    let first = core.extract_start(&input)?;
+    let report = drive(first, &mut *model, |state, reply| core.extract_resume(state, reply), |_| {})?;
 
     fn op(o: &memdir_core::extract::OpReport) -> Op<'_> {
         Op { op: &o.op, path: &o.path, reason: None }

@@ -2,7 +2,9 @@
 
 use super::save::Target;
 use crate::cli::{Context, Outcome};
-use memdir_core::extract::Target as Destination;
+use crate::steps::drive;
+use memdir_core::dream;
+use memdir_core::model::ModelCall;
 use std::io::{IsTerminal, Write};
 
 /// Arguments of `memdir log`.
@@ -38,8 +40,9 @@ pub struct DreamArgs {
 
 /// Runs `memdir log`.
 pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Outcome {
-    let (dir, fs) = args.target.open(ctx)?;
-    let path = ctx.core(fs)?.log_append(&dir, &args.text, ctx.now_ms(), ctx.utc_offset(args.utc_offset))?;
+    let (target, _, fs) = args.target.open(ctx)?;
+    let path =
+        ctx.core(fs)?.log_append(&target, &args.text, ctx.now_ms(), ctx.utc_offset(args.utc_offset))?;
     if args.json {
         writeln!(out, "{}", serde_json::json!({ "path": path }))?;
     } else {
@@ -51,29 +54,21 @@ pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Outcome {
 /// Runs `memdir dream`; on a terminal, progress goes to stderr.
 pub fn dream(ctx: &Context, args: DreamArgs, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     let mut model = ctx.model(args.llm.as_deref(), "a dream")?;
-    let (dir, fs) = args.target.open(ctx)?;
-    let target = Destination {
-        memory_dir: &dir,
-        now_ms: ctx.now_ms(),
-        utc_offset_minutes: ctx.utc_offset(args.utc_offset),
-    };
+    let (target, _, fs) = args.target.open(ctx)?;
+    let input =
+        dream::Input { target, now_ms: ctx.now_ms(), utc_offset_minutes: ctx.utc_offset(args.utc_offset) };
     let on_terminal = std::io::stderr().is_terminal();
-    let mut progress = |done: usize, total: usize| {
+    let mut progress = |call: &ModelCall| {
         if on_terminal {
-            let width = 30;
-            let filled = width * done / total.max(1);
-            let _ = write!(
-                err,
-                "\rdreaming [{}{}] {done}/{total}",
-                "#".repeat(filled),
-                " ".repeat(width - filled)
-            );
-            if done == total {
-                let _ = writeln!(err);
-            }
+            let _ = write!(err, "\rdreaming: chunk {}/{}", call.call, call.calls);
         }
     };
-    let report = crate::dream::run(&mut *ctx.core(fs)?, &target, &mut *model, &mut progress)?;
+    let mut core = ctx.core(fs)?;
+    let first = core.dream_start(&input)?;
+    let report = drive(first, &mut *model, |state, reply| core.dream_resume(state, reply), &mut progress)?;
+    if on_terminal && report.chunks > 0 {
+        writeln!(err)?;
+    }
     if args.json {
         let ops: Vec<_> = report
             .operations

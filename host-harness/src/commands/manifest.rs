@@ -15,7 +15,7 @@ pub struct Args {
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let dir = absolute(&args.dir)?;
     let mut core = ctx.core(read_root(&args.dir)?)?;
-    let report = core.scan(&dir)?;
+    let report = core.scan(&dir, ctx.now_ms())?;
     out.write_all(core.manifest(&report.headers)?.as_bytes())?;
     Ok(())
 }

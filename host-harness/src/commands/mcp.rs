@@ -14,7 +14,6 @@ mod tools;
 use super::save::Target;
 use crate::cli::{Context, Failure, Outcome, absolute};
 use crate::llm::Model;
-use memdir_core::budget::Session;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
@@ -52,7 +51,7 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
     let spec = args.llm.clone();
     let worker = std::thread::Builder::new().name("memdir-core".into()).spawn(move || {
         let model = super::recall::recall_model(&worker_ctx, spec.as_deref()).ok().flatten();
-        let mut memory = Memory { ctx: worker_ctx, cwd, session: Session::new(), model };
+        let mut memory = Memory { ctx: worker_ctx, cwd, session: String::new(), model };
         for job in inbox {
             job(&mut memory);
         }
@@ -76,14 +75,18 @@ type Job = Box<dyn FnOnce(&mut Memory) + Send>;
 struct Memory {
     ctx: Context,
     cwd: String,
-    session: Session,
+    /// The recall session's JSON, as the core last returned it (empty: new).
+    session: String,
     model: Option<Box<dyn Model>>,
 }
 
 impl Memory {
-    /// The memory directory, created when missing, and a filesystem granting it alone.
-    fn open_for_writing(&self) -> Result<(String, crate::ConfinedFs), Failure> {
-        Target { cwd: Some(PathBuf::from(&self.cwd)), memory_dir: None }.open(&self.ctx)
+    /// The core's target, the memory directory created when missing, and a filesystem that
+    /// writes it alone.
+    fn open_for_writing(&self) -> Result<(memdir_core::target::Target, crate::ConfinedFs), Failure> {
+        let (target, _, fs) =
+            Target { cwd: Some(PathBuf::from(&self.cwd)), memory_dir: None }.open(&self.ctx)?;
+        Ok((target, fs))
     }
 
     /// The memory directory of the working directory, whether or not it exists yet.

@@ -4,8 +4,9 @@ use super::instructions::whole_tree;
 use super::session::{load_session, save_session};
 use crate::cli::{Context, Failure, Outcome, absolute};
 use crate::llm;
-use memdir_core::budget::Session;
-use memdir_core::recall::{Input, Skip};
+use crate::steps::drive;
+use memdir_core::recall::{Input, RecallResult};
+use memdir_core::target::Target;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -57,6 +58,7 @@ struct Json<'a> {
 struct JsonAttachment<'a> {
     path: &'a str,
     freshness: &'a str,
+    stale: bool,
     bytes: u32,
     truncated: bool,
     text: &'a str,
@@ -78,37 +80,34 @@ pub struct Query<'a> {
     pub ignore_memory: bool,
 }
 
-/// Runs one recall turn for `query` against `session`, with `model` or the offline selector.
+/// Runs one recall turn for `query` in `session` (JSON, empty for a new one), with `model` or
+/// the offline selector. The result carries the session to keep.
 pub fn recall(
     ctx: &Context,
     query: &Query<'_>,
-    session: &mut Session,
+    session: String,
     model: Option<&mut dyn llm::Model>,
-) -> Result<crate::recall::Report, Failure> {
+) -> Result<RecallResult, Failure> {
     let mut core = ctx.core(whole_tree()?)?;
-    let (switches, location) = core.status(query.cwd, ctx.env())?;
-    let memory_dir = query.memory_dir.clone().unwrap_or(location.memory_dir);
     let input = Input {
-        memory_dir: &memory_dir,
-        query: query.query,
-        recent_tools: query.recent_tools,
-        already_read: query.already_read,
-        auto_memory: switches.auto_memory,
+        target: Target {
+            cwd: query.cwd.to_string(),
+            env: ctx.env().to_vec(),
+            memory_dir: query.memory_dir.clone(),
+        },
+        query: query.query.to_string(),
+        recent_tools: query.recent_tools.to_vec(),
+        already_read: query.already_read.to_vec(),
         ignore_memory: query.ignore_memory,
         now_ms: ctx.now_ms(),
+        session,
+        offline: model.is_none(),
     };
-    let selector = model.as_ref().map_or_else(|| "offline".to_string(), |m| m.label());
-    match crate::recall::recall(&mut *core, &input, session, model) {
-        // A memory directory that does not exist yet simply has nothing to recall.
-        Err(crate::Error::Core(memdir_core::Error::Fs(memdir_core::FsError::NotFound(_)))) => {
-            Ok(crate::recall::Report {
-                skipped: Some(Skip::NoMemories),
-                selector,
-                outcome: Default::default(),
-            })
-        }
-        other => Ok(other?),
-    }
+    let first = core.recall_start(&input)?;
+    Ok(match model {
+        Some(model) => drive(first, model, |state, reply| core.recall_resume(state, reply), |_| {})?,
+        None => first.done().expect("an offline recall finishes in one step"),
+    })
 }
 
 /// The model recall uses: `--llm`, else `$MEMDIR_LLM`, else none (the offline selector).
@@ -120,7 +119,7 @@ pub fn recall_model(ctx: &Context, spec: Option<&str>) -> Result<Option<Box<dyn 
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     let mut model = recall_model(ctx, args.llm.as_deref())?;
-    let mut session = load_session(args.session.as_deref())?;
+    let session = load_session(ctx, args.session.as_deref())?;
     let cwd = absolute(&args.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
     let query = Query {
         cwd: &cwd,
@@ -130,15 +129,15 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         already_read: &args.read,
         ignore_memory: args.ignore_memory,
     };
-    let report = recall(ctx, &query, &mut session, model.as_deref_mut().map(|m| m as &mut dyn llm::Model))?;
+    let label = model.as_ref().map_or_else(|| "offline".to_string(), |m| m.label());
+    let outcome = recall(ctx, &query, session, model.as_deref_mut().map(|m| m as &mut dyn llm::Model))?;
     if let Some(path) = &args.session {
-        save_session(path, &session)?;
+        save_session(path, &outcome.session)?;
     }
-    let outcome = &report.outcome;
     if args.json {
         let json = Json {
-            skipped: report.skipped.map(|s| s.as_str()),
-            selector: &report.selector,
+            skipped: outcome.skipped.map(|s| s.as_str()),
+            selector: &label,
             selected: &outcome.selected,
             attachments: outcome
                 .attachments
@@ -146,13 +145,14 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
                 .map(|a| JsonAttachment {
                     path: &a.path,
                     freshness: &a.freshness,
+                    stale: a.stale,
                     bytes: a.bytes,
                     truncated: a.truncated,
                     text: &a.text,
                 })
                 .collect(),
-            turn_bytes: session.turn_bytes(),
-            session_bytes: session.session_bytes(),
+            turn_bytes: outcome.turn_bytes,
+            session_bytes: outcome.session_bytes,
             diagnostics: &outcome.diagnostics,
         };
         serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
@@ -162,7 +162,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
     for d in &outcome.diagnostics {
         writeln!(err, "memdir: warning: {d}")?;
     }
-    if let Some(skip) = report.skipped {
+    if let Some(skip) = outcome.skipped {
         writeln!(err, "memdir: nothing recalled ({})", skip.as_str())?;
     }
     for a in &outcome.attachments {

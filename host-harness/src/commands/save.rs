@@ -4,7 +4,7 @@ use super::instructions::whole_tree;
 use crate::ConfinedFs;
 use crate::cli::{Context, Failure, Outcome, absolute};
 use memdir_core::MemoryType;
-use memdir_core::writer::{SaveRequest, Scope};
+use memdir_core::writer::{Save, Scope};
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -21,19 +21,20 @@ pub struct Target {
 }
 
 impl Target {
-    /// The memory directory's absolute path, created when missing, and a filesystem granting
-    /// write access to it alone.
-    pub fn open(&self, ctx: &Context) -> Result<(String, ConfinedFs), Failure> {
-        let dir = match &self.memory_dir {
-            Some(dir) => absolute(dir)?,
-            None => {
-                let cwd = absolute(&self.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
-                ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?.memory_dir
-            }
+    /// The core's target for these arguments, and a filesystem that reads everything (settings
+    /// and git metadata live anywhere) and writes the memory directory alone, created when
+    /// missing. Returns the memory directory too.
+    pub fn open(&self, ctx: &Context) -> Result<(memdir_core::target::Target, String, ConfinedFs), Failure> {
+        let cwd = absolute(&self.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
+        let explicit = self.memory_dir.as_deref().map(absolute).transpose()?;
+        let dir = match &explicit {
+            Some(dir) => dir.clone(),
+            None => ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?.memory_dir,
         };
         std::fs::create_dir_all(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
-        let fs = ConfinedFs::new().grant_write(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
-        Ok((dir, fs))
+        let fs = whole_tree()?.grant_write(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
+        let target = memdir_core::target::Target { cwd, env: ctx.env().to_vec(), memory_dir: explicit };
+        Ok((target, dir, fs))
     }
 }
 
@@ -131,12 +132,10 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
         }
         _ => return Err(Failure::input("give the memory's text with --body, --body-file or -")),
     };
-    let (dir, fs) = args.target.open(ctx)?;
-    let cwd = absolute(&args.target.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
-    let (switches, _) = ctx.core(whole_tree()?)?.status(&cwd, ctx.env())?;
+    let (target, _, fs) = args.target.open(ctx)?;
     let utc_offset = ctx.utc_offset(args.utc_offset);
-    let request = SaveRequest {
-        memory_dir: &dir,
+    let request = Save {
+        target: &target,
         memory_type: args.memory_type,
         name: &args.name,
         description: &args.description,
@@ -148,7 +147,6 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
             ScopeArg::Private => Scope::Private,
             ScopeArg::Team => Scope::Team,
         }),
-        team_memory: switches.team_memory,
     };
     let report = ctx.core(fs)?.save(&request)?;
     if args.json {
@@ -172,8 +170,8 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
 
 /// Runs `memdir forget`.
 pub fn forget(ctx: &Context, args: ForgetArgs, out: &mut dyn Write) -> Outcome {
-    let (dir, fs) = args.target.open(ctx)?;
-    let report = ctx.core(fs)?.forget(&dir, &args.path)?;
+    let (target, _, fs) = args.target.open(ctx)?;
+    let report = ctx.core(fs)?.forget(&target, &args.path)?;
     if args.json {
         let json =
             serde_json::json!({"path": report.path, "index_lines_removed": report.index_lines_removed});

@@ -26,13 +26,17 @@ struct Header<'a> {
     #[serde(rename = "type")]
     memory_type: Option<&'static str>,
     diagnostics: &'a [String],
+    /// `today`, `yesterday` or `N days ago`, as of `--now`.
+    freshness: &'a str,
+    /// Older than its type keeps (R1.6): check it before relying on it.
+    stale: bool,
 }
 
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let dir = absolute(&args.dir)?;
     let mut core = ctx.core(read_root(&args.dir)?)?;
-    let report = core.scan(&dir)?;
+    let report = core.scan(&dir, ctx.now_ms())?;
     if args.json {
         let headers: Vec<Header> = report
             .headers
@@ -44,6 +48,8 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
                 description: h.description.as_deref(),
                 memory_type: h.memory_type.map(|t| t.as_str()),
                 diagnostics: &h.diagnostics,
+                freshness: &h.freshness.text,
+                stale: h.freshness.stale,
             })
             .collect();
         serde_json::to_writer_pretty(&mut *out, &headers).map_err(std::io::Error::from)?;
@@ -53,7 +59,8 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     for h in &report.headers {
         let kind = h.memory_type.map_or("-", |t| t.as_str());
         let name = h.name.as_deref().unwrap_or("(no name)");
-        writeln!(out, "{}  {:<9}  {}  {}", iso_millis(h.mtime_ms), kind, h.path, name)?;
+        let stale = if h.freshness.stale { "  (may be stale)" } else { "" };
+        writeln!(out, "{}  {:<9}  {}  {}{stale}", iso_millis(h.mtime_ms), kind, h.path, name)?;
         for d in &h.diagnostics {
             writeln!(out, "    ! {d}")?;
         }

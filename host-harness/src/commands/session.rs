@@ -2,8 +2,9 @@
 //! from the context and the session's counters start again (R8.2). Also the session file I/O
 //! that `memdir recall --session` shares.
 
+use crate::ConfinedFs;
 use crate::cli::{Context, Failure, Outcome};
-use memdir_core::budget::Session;
+use memdir_core::budget::Totals;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -25,44 +26,49 @@ pub enum Action {
     },
 }
 
-/// The session in `path`; a new one when there is no path or no file yet.
-pub fn load_session(path: Option<&Path>) -> Result<Session, Failure> {
-    let Some(path) = path else { return Ok(Session::new()) };
-    match std::fs::read_to_string(path) {
-        Ok(text) => Session::from_json(&text).map_err(|e| {
-            Failure::input(format!(
-                "{}: not a memdir session file ({e}); remove it to start afresh",
-                path.display()
-            ))
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Session::new()),
-        Err(e) => Err(Failure::input(format!("{}: {e}", path.display()))),
-    }
+/// The session kept in `path` (its JSON, as recall returned it); empty — a new session — when
+/// there is no path or no file yet. The core checks it: text that is not a session is refused.
+pub fn load_session(ctx: &Context, path: Option<&Path>) -> Result<String, Failure> {
+    let Some(path) = path else { return Ok(String::new()) };
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
+        Err(e) => return Err(Failure::input(format!("{}: {e}", path.display()))),
+    };
+    session_totals(ctx, path, &text)?;
+    Ok(text)
+}
+
+fn session_totals(ctx: &Context, path: &Path, text: &str) -> Result<Totals, Failure> {
+    ctx.core(ConfinedFs::new())?.session_totals(text).map_err(|e| {
+        Failure::input(format!(
+            "{}: not a memdir session file ({e}); remove it to start afresh",
+            path.display()
+        ))
+    })
 }
 
 /// Writes the session atomically (a temporary file beside it, then a rename).
-pub fn save_session(path: &Path, session: &Session) -> Result<(), Failure> {
+pub fn save_session(path: &Path, session: &str) -> Result<(), Failure> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .map_err(|e| Failure::input(format!("{}: cannot write the session here: {e}", dir.display())))?;
-    tmp.write_all(session.to_json().as_bytes())?;
+    tmp.write_all(session.as_bytes())?;
     tmp.persist(path).map_err(|e| Failure::input(format!("{}: {}", path.display(), e.error)))?;
     Ok(())
 }
 
-/// Runs the command.
-pub fn run(_ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
+/// Runs the command: the session becomes a new one (R8.2).
+pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     match args.action {
         Action::Compact { session } => {
-            let before = load_session(Some(&session))?;
-            let mut after = before.clone();
-            after.compact();
-            save_session(&session, &after)?;
+            let before = load_session(ctx, Some(&session))?;
+            let totals = session_totals(ctx, &session, &before)?;
+            save_session(&session, "")?;
             writeln!(
                 out,
                 "session compacted: {} memories and {} bytes forgotten",
-                before.surfaced().len(),
-                before.session_bytes()
+                totals.surfaced, totals.session_bytes
             )?;
         }
     }

@@ -2,7 +2,7 @@
 //! schema is the request's schema, so the reply is structured; a text reply is used as it is.
 
 use super::{Limits, LlmError, Model, http};
-use memdir_core::recall::ModelRequest;
+use memdir_core::model::ModelRequest;
 use serde_json::json;
 
 /// The API version memdir speaks.

@@ -2,7 +2,7 @@
 //! (`{"system", "user", "schema", "max_tokens", "tier"}`), its stdout is the reply.
 
 use super::{Limits, LlmError, Model};
-use memdir_core::recall::ModelRequest;
+use memdir_core::model::ModelRequest;
 use std::io::{Read, Write};
 use std::process::{Command as Process, Stdio};
 use std::time::Instant;
@@ -34,7 +34,7 @@ impl Model for Command {
             "user": request.user,
             "schema": super::reply_schema(request),
             "max_tokens": request.max_tokens,
-            "tier": request.tier,
+            "tier": request.tier.as_str(),
         });
         let mut child = Process::new("sh")
             .args(["-c", &self.command])

@@ -15,7 +15,7 @@ mod command;
 mod http;
 mod openai;
 
-use memdir_core::recall::ModelRequest;
+use memdir_core::model::ModelRequest;
 use std::time::Duration;
 use thiserror::Error;
 

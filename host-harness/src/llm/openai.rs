@@ -3,7 +3,7 @@
 //! the key is optional for them.
 
 use super::{Limits, LlmError, Model, http};
-use memdir_core::recall::ModelRequest;
+use memdir_core::model::ModelRequest;
 use serde_json::json;
 
 /// Chat completions.

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { instantiate } from "../../generated/memdir-core.js";
 import type { Root } from "../../generated/memdir-core.js";
-import type { ConfinedFs } from "./hostfs";
+import { type ConfinedFs, FsFailure } from "./hostfs";
 import { wasiImports } from "./wasi";
 
 export type { Root };
@@ -20,19 +20,53 @@ export type MemoryLocation = ReturnType<Root["paths"]["locate"]>;
 export type Loaded = ReturnType<Root["instructions"]["load"]>;
 export type LoadRequest = Parameters<Root["instructions"]["load"]>[0];
 export type MemoryStatus = ReturnType<Root["instructions"]["status"]>;
+export type DecidedBy = MemoryStatus["switches"]["decidedBy"];
 export type SaveRequest = Parameters<Root["writer"]["save"]>[0];
 export type SaveReport = ReturnType<Root["writer"]["save"]>;
 export type ForgetReport = ReturnType<Root["writer"]["forget"]>;
-export type RecallInput = Parameters<Root["recall"]["prepare"]>[0];
-export type Prepared = ReturnType<Root["recall"]["prepare"]>;
-export type Pending = Extract<Prepared, { tag: "ask" }>["val"];
-export type ModelRequest = Pending["request"];
-export type RecallResult = ReturnType<Root["recall"]["offline"]>;
-export type ExtractInput = Parameters<Root["extract"]["begin"]>[0];
-export type Begun = ReturnType<Root["extract"]["begin"]>;
-export type ApplyResult = ReturnType<Root["extract"]["apply"]>;
-export type Chunk = ReturnType<Root["dailyLog"]["plan"]>[number];
+export type Target = SaveRequest["target"];
+export type RecallInput = Parameters<Root["recall"]["start"]>[0];
+export type RecallStep = ReturnType<Root["recall"]["start"]>;
+export type RecallResult = Extract<RecallStep, { tag: "done" }>["val"];
+export type ModelCall = Extract<RecallStep, { tag: "ask" }>["val"];
+export type ModelRequest = ModelCall["request"];
+export type ModelReply = Parameters<Root["recall"]["resume"]>[1];
+export type ExtractInput = Parameters<Root["extract"]["start"]>[0];
+export type ExtractStep = ReturnType<Root["extract"]["start"]>;
+export type ExtractResult = Extract<ExtractStep, { tag: "done" }>["val"];
+export type DreamInput = Parameters<Root["dream"]["start"]>[0];
+export type DreamStep = ReturnType<Root["dream"]["start"]>;
+export type DreamResult = Extract<DreamStep, { tag: "done" }>["val"];
 export type Env = Array<[string, string]>;
+
+/** One step of a workflow: ask the model, or done. */
+export type Step<T> = { tag: "ask"; val: ModelCall } | { tag: "done"; val: T };
+
+/**
+ * The whole loop a host runs over a workflow (recall, extraction, dream): while the core asks,
+ * ask the model and resume with its reply, or with its failure — what a failure means is the
+ * core's to decide.
+ */
+export async function drive<T>(
+  first: Step<T>,
+  ask: (request: ModelRequest) => Promise<string>,
+  resume: (state: string, reply: ModelReply) => Step<T>,
+  progress: (call: ModelCall) => void = () => {},
+): Promise<T> {
+  let step = first;
+  while (step.tag === "ask") {
+    const call = step.val;
+    progress(call);
+    let reply: ModelReply;
+    try {
+      reply = { tag: "text", val: await ask(call.request) };
+    } catch (e) {
+      reply = { tag: "failed", val: e instanceof Error ? e.message : String(e) };
+    }
+    step = resume(call.state, reply);
+  }
+  return step.val;
+}
 
 /** The imports memdir grants the core: anything else makes loading fail. */
 export const ALLOWED_IMPORTS = [
@@ -75,17 +109,26 @@ const HOST_FS_FUNCTIONS = [
 export function guardImports<T extends object>(granted: T): T {
   return new Proxy(granted, {
     get: (target, key) => {
-      if (typeof key === "string" && !ALLOWED_IMPORTS.includes(key)) {
-        throw new Error(`the memory core imports \`${key}\`, which memdir does not grant; refusing to run it`);
-      }
+      if (typeof key === "string" && !ALLOWED_IMPORTS.includes(key)) throw new ForbiddenImport(key);
       return (target as Record<string | symbol, unknown>)[key];
     },
   });
 }
 
-/** An error the core returned: its message reads as the harness prints it. */
+/** The core imports something memdir does not grant (R0.2). */
+export class ForbiddenImport extends Error {
+  constructor(readonly name: string) {
+    super(`the memory core imports \`${name}\`, which memdir does not grant; refusing to run it`);
+  }
+}
+
+/** An error the core returned: its message reads as the harness prints it; `payload` is the WIT `error`. */
 export class CoreError extends Error {
-  constructor(readonly kind: string, message: string) {
+  constructor(
+    readonly kind: string,
+    message: string,
+    readonly payload: ErrorPayload,
+  ) {
     super(message);
   }
 }
@@ -103,12 +146,19 @@ const FS_MESSAGES: Record<string, string> = {
   "invalid-path": "invalid path",
 };
 
-function coreError(payload: { tag: string; val: any }): CoreError {
+/** The core's `error` variant, as jco hands it over in a `ComponentError`'s `payload`. */
+type ErrorPayload = { tag: "fs"; val: { tag: string; val: string } } | { tag: "invalid-input" | "other"; val: string };
+
+function isErrorPayload(value: unknown): value is ErrorPayload {
+  return typeof value === "object" && value !== null && "tag" in value && "val" in value;
+}
+
+function coreError(payload: ErrorPayload): CoreError {
   if (payload.tag === "fs") {
-    const { tag, val } = payload.val as { tag: string; val: string };
-    return new CoreError(`fs:${tag}`, tag in FS_MESSAGES ? `${val}: ${FS_MESSAGES[tag]}` : val);
+    const { tag, val } = payload.val;
+    return new CoreError(`fs:${tag}`, tag in FS_MESSAGES ? `${val}: ${FS_MESSAGES[tag]}` : val, payload);
   }
-  return new CoreError(payload.tag, String(payload.val));
+  return new CoreError(payload.tag, payload.val, payload);
 }
 
 /** Where the core's wasm files are: beside the bundle. */
@@ -132,7 +182,7 @@ export class MemoryCore {
     const hostFs: Record<string, (...args: unknown[]) => unknown> = {};
     for (const name of HOST_FS_FUNCTIONS) {
       hostFs[name] = (...args: unknown[]) => {
-        if (!this.fs) throw { payload: { tag: "other", val: "the memory core used the filesystem outside a call" } };
+        if (!this.fs) throw new FsFailure({ tag: "other", val: "the memory core used the filesystem outside a call" });
         return (this.fs.imports() as Record<string, (...a: unknown[]) => unknown>)[name](...args);
       };
     }
@@ -158,9 +208,9 @@ export class MemoryCore {
     try {
       return body(this.instance());
     } catch (e) {
-      const payload = (e as { payload?: { tag: string; val: unknown } }).payload;
-      if (payload && typeof payload === "object" && "tag" in payload) throw coreError(payload as never);
-      if (e instanceof Error && e.message.includes("does not grant")) throw e;
+      if (e instanceof ForbiddenImport) throw e;
+      const payload = e instanceof Error && "payload" in e ? e.payload : undefined;
+      if (isErrorPayload(payload)) throw coreError(payload);
       const detail = this.wasi.stderr() || (e instanceof Error ? e.message : String(e));
       this.root = undefined;
       this.log(`memdir: the memory core failed during \`${operation}\`: ${detail}; starting a fresh instance`);
@@ -170,8 +220,8 @@ export class MemoryCore {
     }
   }
 
-  scan(grant: ConfinedFs, dir: string): ScanReport {
-    return this.call("scan", grant, (r) => r.scan.scan(dir));
+  scan(grant: ConfinedFs, dir: string, nowMs: bigint): ScanReport {
+    return this.call("scan", grant, (r) => r.scan.scan(dir, nowMs));
   }
 
   manifest(headers: MemoryHeader[]): string {
@@ -202,64 +252,35 @@ export class MemoryCore {
     return this.call("writer.save", grant, (r) => r.writer.save(request));
   }
 
-  forget(grant: ConfinedFs, memoryDir: string, file: string): ForgetReport {
-    return this.call("writer.forget", grant, (r) => r.writer.forget(memoryDir, file));
+  forget(grant: ConfinedFs, target: Target, file: string): ForgetReport {
+    return this.call("writer.forget", grant, (r) => r.writer.forget(target, file));
   }
 
-  logAppend(grant: ConfinedFs, memoryDir: string, text: string, nowMs: bigint, utcOffsetMinutes: number): string {
-    return this.call("daily-log.append", grant, (r) => r.dailyLog.append(memoryDir, text, nowMs, utcOffsetMinutes));
+  logAppend(grant: ConfinedFs, target: Target, text: string, nowMs: bigint, utcOffsetMinutes: number): string {
+    return this.call("daily-log.append", grant, (r) => r.dailyLog.append(target, text, nowMs, utcOffsetMinutes));
   }
 
-  dreamPlan(grant: ConfinedFs, memoryDir: string): Chunk[] {
-    return this.call("daily-log.plan", grant, (r) => r.dailyLog.plan(memoryDir));
+  /** A recall turn (R7): the model selects through `ask`, or the offline selector ranks. */
+  recall(grant: ConfinedFs, input: RecallInput, ask: (request: ModelRequest) => Promise<string>): Promise<RecallResult> {
+    const first = this.call("recall.start", grant, (r) => r.recall.start(input));
+    return drive(first, ask, (state, reply) => this.call("recall.resume", grant, (r) => r.recall.resume(state, reply)));
   }
 
-  dreamApply(grant: ConfinedFs, memoryDir: string, nowMs: bigint, utcOffsetMinutes: number, reply: string): ApplyResult {
-    return this.call("daily-log.apply", grant, (r) => r.dailyLog.apply(memoryDir, nowMs, utcOffsetMinutes, reply));
+  /** Writer B over a conversation (R9.2): two model rounds, each operation checked by the core. */
+  extract(grant: ConfinedFs, input: ExtractInput, ask: (request: ModelRequest) => Promise<string>): Promise<ExtractResult> {
+    const first = this.call("extract.start", grant, (r) => r.extract.start(input));
+    return drive(first, ask, (state, reply) => this.call("extract.resume", grant, (r) => r.extract.resume(state, reply)));
   }
 
-  dreamCommit(grant: ConfinedFs, memoryDir: string, logs: Chunk["logs"]): void {
-    this.call("daily-log.commit", grant, (r) => r.dailyLog.commit(memoryDir, logs));
-  }
-
-  extractBegin(grant: ConfinedFs, input: ExtractInput): Begun {
-    return this.call("extract.begin", grant, (r) => r.extract.begin(input));
-  }
-
-  extractRead(grant: ConfinedFs, input: ExtractInput, round: Extract<Begun, { tag: "ask" }>["val"], reply: string) {
-    return this.call("extract.read-round", grant, (r) => r.extract.readRound(input, round, reply));
-  }
-
-  extractApply(grant: ConfinedFs, input: ExtractInput, reply: string): ApplyResult {
-    return this.call("extract.apply", grant, (r) => r.extract.apply(input, reply));
-  }
-
-  /**
-   * Starts a recall turn (R7.2): a skip reason, or the model request. `session` is the
-   * session's JSON (empty for a new one) and comes back with the turn begun. The model is
-   * asked between this call and `recallFinish`, so it may be asynchronous.
-   */
-  recallPrepare(grant: ConfinedFs, input: RecallInput, session: string): { prepared: Prepared; session: string } {
-    return this.call("recall.prepare", grant, (r) => {
-      const s = session ? r.budget.Session.fromJson(session) : new r.budget.Session();
-      const prepared = r.recall.prepare(input, s);
-      return { prepared, session: s.toJson() };
-    });
-  }
-
-  /** Finishes a recall with the model's reply, or with the offline selector when there is none. */
-  recallFinish(
+  /** The dream (R9.4): one model call per chunk of new log text. */
+  dream(
     grant: ConfinedFs,
-    input: RecallInput,
-    session: string,
-    pending: Pending,
-    reply: string | undefined,
-  ): { result: RecallResult; session: string } {
-    return this.call(reply === undefined ? "recall.offline" : "recall.complete", grant, (r) => {
-      const s = r.budget.Session.fromJson(session);
-      const result =
-        reply === undefined ? r.recall.offline(input, s, pending) : r.recall.complete(input, s, pending, reply);
-      return { result, session: s.toJson() };
-    });
+    input: DreamInput,
+    ask: (request: ModelRequest) => Promise<string>,
+    progress: (call: ModelCall) => void,
+  ): Promise<DreamResult> {
+    const first = this.call("dream.start", grant, (r) => r.dream.start(input));
+    const resume = (state: string, reply: ModelReply) => this.call("dream.resume", grant, (r) => r.dream.resume(state, reply));
+    return drive(first, ask, resume, progress);
   }
 }

@@ -1,7 +1,7 @@
 // The `host-fs` import on Node's `fs`, confined to the roots the extension grants: the same
 // rules as the harness's ConfinedFs. Paths are absolute; after every link is resolved a path
 // must lie in a granted root, and writes only in a writable one. Errors are the WIT's
-// `fs-error` variants, thrown as jco expects (`{ payload }`).
+// `fs-error` variants, thrown as jco expects: an error whose own `payload` is the variant.
 
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -10,8 +10,15 @@ import { Lock } from "./lock";
 export type FsError = { tag: string; val: string };
 export type EntryKind = "file" | "dir" | "symlink" | "other";
 
+/** A host filesystem failure, as jco passes it to the core: the `fs-error` in `payload`. */
+export class FsFailure extends Error {
+  constructor(readonly payload: FsError) {
+    super(`${payload.tag}: ${payload.val}`);
+  }
+}
+
 const fail = (tag: string, val: string): never => {
-  throw { payload: { tag, val } as FsError };
+  throw new FsFailure({ tag, val });
 };
 
 function ioError(p: string, e: unknown): never {
@@ -84,7 +91,7 @@ export class ConfinedFs {
     try {
       canonical = fs.realpathSync(checked(p));
     } catch (e) {
-      if ((e as { payload?: unknown }).payload) throw e;
+      if (e instanceof FsFailure) throw e;
       return ioError(p, e);
     }
     if (!this.rootOf(canonical)) fail("outside-root", p);
@@ -129,7 +136,7 @@ export class ConfinedFs {
       if (st.isDirectory()) fail("is-a-directory", p);
       return body(fd, st);
     } catch (e) {
-      if ((e as { payload?: unknown }).payload) throw e;
+      if (e instanceof FsFailure) throw e;
       return ioError(p, e);
     } finally {
       fs.closeSync(fd);

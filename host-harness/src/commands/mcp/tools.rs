@@ -7,7 +7,7 @@ use crate::cli::commands::recall::{Query, recall};
 use crate::cli::{Failure, read_root};
 use memdir_core::prompt::Options;
 use memdir_core::scan::INDEX_FILE;
-use memdir_core::writer::{SaveRequest, Scope};
+use memdir_core::writer::{Save, Scope};
 use memdir_core::{Fs, MemoryType};
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::common::schema_for_input;
@@ -252,8 +252,8 @@ impl Call {
             Call::Recall(args) => recall_tool(memory, args),
             Call::Save(args) => save(memory, args),
             Call::Forget(args) => {
-                let (dir, fs) = memory.open_for_writing()?;
-                let report = memory.ctx.core(fs)?.forget(&dir, &args.path)?;
+                let (target, fs) = memory.open_for_writing()?;
+                let report = memory.ctx.core(fs)?.forget(&target, &args.path)?;
                 Ok(format!(
                     "forgot {} ({} MEMORY.md line(s) removed)",
                     report.path, report.index_lines_removed
@@ -363,29 +363,29 @@ fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<String, Failure>
         ignore_memory: false,
     };
     let model = memory.model.as_deref_mut().map(|m| m as &mut dyn crate::llm::Model);
-    let report = recall(&memory.ctx, &query, &mut memory.session, model)?;
-    let mut parts: Vec<String> = report.outcome.attachments.iter().map(|a| a.text.clone()).collect();
+    let report = recall(&memory.ctx, &query, std::mem::take(&mut memory.session), model)?;
+    memory.session = report.session.clone();
+    let mut parts: Vec<String> = report.attachments.iter().map(|a| a.text.clone()).collect();
     if let Some(skip) = report.skipped {
         parts.push(format!("Nothing recalled ({}).", skip.as_str()));
     } else if parts.is_empty() {
         parts.push("No memory is relevant to this request (or the relevant ones were already shown).".into());
     }
-    parts.extend(report.outcome.diagnostics.iter().map(|d| format!("note: {d}")));
+    parts.extend(report.diagnostics.iter().map(|d| format!("note: {d}")));
     Ok(parts.join("\n\n"))
 }
 
 fn save(memory: &Memory, args: SaveArgs) -> Result<String, Failure> {
-    let (dir, fs) = memory.open_for_writing()?;
+    let (target, fs) = memory.open_for_writing()?;
     let ctx = &memory.ctx;
-    let (switches, _) = ctx.core(whole_tree()?)?.status(&memory.cwd, ctx.env())?;
     let memory_type = match args.memory_type {
         TypeArg::User => MemoryType::User,
         TypeArg::Feedback => MemoryType::Feedback,
         TypeArg::Project => MemoryType::Project,
         TypeArg::Reference => MemoryType::Reference,
     };
-    let request = SaveRequest {
-        memory_dir: &dir,
+    let request = Save {
+        target: &target,
         memory_type,
         name: &args.name,
         description: &args.description,
@@ -397,7 +397,6 @@ fn save(memory: &Memory, args: SaveArgs) -> Result<String, Failure> {
             ScopeArg::Private => Scope::Private,
             ScopeArg::Team => Scope::Team,
         }),
-        team_memory: switches.team_memory,
     };
     let report = ctx.core(fs)?.save(&request)?;
     let mut text = format!(
@@ -418,11 +417,22 @@ fn list_memories(memory: &Memory) -> Result<String, Failure> {
         return Ok("No memories yet.".into());
     }
     let mut core = memory.ctx.core(read_root(dir.as_ref())?)?;
-    let report = core.scan(&dir)?;
+    let report = core.scan(&dir, memory.ctx.now_ms())?;
     if report.headers.is_empty() {
         return Ok("No memories yet.".into());
     }
-    Ok(core.manifest(&report.headers)?)
+    // The manifest, each stale memory marked with what the core found (R1.6, R7.6).
+    let manifest = core.manifest(&report.headers)?;
+    Ok(manifest
+        .lines()
+        .zip(&report.headers)
+        .map(|(line, h)| match h.freshness.stale {
+            true => {
+                format!("{line} [may be stale: saved {}; check it before relying on it]\n", h.freshness.text)
+            }
+            false => format!("{line}\n"),
+        })
+        .collect())
 }
 
 fn log(memory: &Memory, args: LogArgs) -> Result<String, Failure> {
@@ -434,8 +444,8 @@ fn log(memory: &Memory, args: LogArgs) -> Result<String, Failure> {
              save the memory with memory_save instead",
         ));
     }
-    let (dir, fs) = memory.open_for_writing()?;
-    let path = ctx.core(fs)?.log_append(&dir, &args.text, ctx.now_ms(), ctx.utc_offset(None))?;
+    let (target, fs) = memory.open_for_writing()?;
+    let path = ctx.core(fs)?.log_append(&target, &args.text, ctx.now_ms(), ctx.utc_offset(None))?;
     Ok(format!("logged to {path}"))
 }
 
@@ -478,7 +488,7 @@ pub fn resources(memory: &mut Memory) -> Result<Vec<Resource>, Failure> {
     if !std::path::Path::new(&dir).is_dir() {
         return Ok(Vec::new());
     }
-    let report = memory.ctx.core(read_root(dir.as_ref())?)?.scan(&dir)?;
+    let report = memory.ctx.core(read_root(dir.as_ref())?)?.scan(&dir, memory.ctx.now_ms())?;
     let index = Resource::new(format!("{SCHEME}{INDEX_FILE}"), INDEX_FILE)
         .with_description("The index of this project's memories, one line each")
         .with_mime_type("text/markdown");
@@ -524,7 +534,12 @@ pub fn read_resource(memory: &mut Memory, path: &str) -> Result<String, McpError
     let fs = read_root(dir.as_ref()).map_err(internal)?;
     if path != INDEX_FILE {
         let core_error = |e: crate::Error| internal(e.into());
-        let listed = memory.ctx.core(fs.clone()).map_err(core_error)?.scan(&dir).map_err(core_error)?;
+        let listed = memory
+            .ctx
+            .core(fs.clone())
+            .map_err(core_error)?
+            .scan(&dir, memory.ctx.now_ms())
+            .map_err(core_error)?;
         if !listed.headers.iter().any(|h| h.path == path) {
             return Err(missing());
         }

@@ -1,0 +1,29 @@
+//! The one loop a host runs over the core's workflows (recall, extraction, dream): while the
+//! core asks, ask the model and resume with its reply or its failure. Everything else — what a
+//! failure means, what to keep, when to stop — the core decides.
+
+use crate::error::Result;
+use crate::llm::Model;
+use memdir_core::model::{ModelCall, Reply, Step};
+
+/// Runs a workflow from its first step to its result. `progress(call)` is told of each model
+/// call before it is made.
+pub fn drive<T>(
+    first: Step<T>,
+    model: &mut dyn Model,
+    mut resume: impl FnMut(&str, Reply) -> Result<Step<T>>,
+    mut progress: impl FnMut(&ModelCall),
+) -> Result<T> {
+    let mut step = first;
+    loop {
+        match step {
+            Step::Done(result) => return Ok(result),
+            Step::Ask(call) => {
+                progress(&call);
+                let reply =
+                    model.complete(&call.request).map_or_else(|e| Reply::Failed(e.to_string()), Reply::Text);
+                step = resume(&call.state, reply)?;
+            }
+        }
+    }
+}
