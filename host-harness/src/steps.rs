@@ -8,6 +8,28 @@ use memdir_core::model::{ModelCall, Reply, Step};
 
 /// Runs a workflow from its first step to its result. `progress(call)` is told of each model
 /// call before it is made.
+///
+/// ```no_run
+/// use memdir_core::{recall, target::Target};
+/// use memdir_harness::{ComponentRuntime, ConfinedFs, Core, llm, steps::drive};
+///
+/// let env: Vec<(String, String)> = vec![("HOME".into(), "/home/ana".into())];
+/// let runtime = ComponentRuntime::load(&env)?;
+/// let mut core = runtime.core(ConfinedFs::new().grant_read("/")?);
+/// let input = recall::Input {
+///     target: Target::new("/home/ana/web", &env),
+///     query: "how do we run the integration tests".into(),
+///     now_ms: 1_770_000_000_000,
+///     ..recall::Input::default()
+/// };
+/// let mut model = llm::from_spec("command:./my-model", &env)?.expect("a model");
+/// let first = core.recall_start(&input)?;
+/// let result = drive(first, &mut *model, |state, reply| core.recall_resume(state, reply), |_| {})?;
+/// for attachment in &result.attachments {
+///     println!("{}", attachment.text);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn drive<T>(
     first: Step<T>,
     model: &mut dyn Model,
