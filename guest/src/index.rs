@@ -78,7 +78,7 @@ pub fn truncate(content: &str) -> LoadedIndex {
         match kept.as_bytes()[..=MAX_BYTES].iter().rposition(|&b| b == b'\n') {
             Some(at) if at > 0 => kept = &kept[..at],
             _ => {
-                kept = &kept[..text::floor_char_boundary(kept, MAX_BYTES)];
+                kept = &kept[..kept.floor_char_boundary(MAX_BYTES)];
                 cut_mid_line = true;
             }
         }

@@ -59,18 +59,6 @@ pub fn normalize_newlines(text: &str) -> (String, bool) {
     if text.contains("\r\n") { (text.replace("\r\n", "\n"), true) } else { (text.to_string(), false) }
 }
 
-/// The largest index `<= max` that lies on a character boundary of `text`.
-pub fn floor_char_boundary(text: &str, max: usize) -> usize {
-    if max >= text.len() {
-        return text.len();
-    }
-    let mut i = max;
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -335,7 +335,6 @@ impl Fs for ConfinedFs {
     }
 
     fn lock(&self, path: &str, timeout_ms: u32) -> Result<(), FsError> {
-        use std::os::fd::AsRawFd;
         let target = self.resolve_for_write(path)?;
         let file = OpenOptions::new()
             .create(true)
@@ -344,9 +343,14 @@ impl Fs for ConfinedFs {
             .open(&target)
             .map_err(|e| io_error(path, e))?;
         let deadline = std::time::Instant::now() + std::time::Duration::from_millis(timeout_ms.into());
-        // flock is per open file: other processes, and other cores in this one, wait here.
-        #[allow(unsafe_code)]
-        while unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        // The lock is per open file (flock on Unix): other processes, and other cores in this
+        // one, wait here.
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) => {}
+                Err(std::fs::TryLockError::Error(e)) => return Err(io_error(path, e)),
+            }
             if std::time::Instant::now() >= deadline {
                 return Err(FsError::Other(format!(
                     "{path}: still locked by another writer after {timeout_ms} ms"

@@ -153,9 +153,9 @@ fn main() {
         count(&mut wasmtime, &name, "wasmtime", wasmtime_verdict);
     }
     println!("\nconformance: {passed} passed, {failed} failed");
-    println!("call scripts recorded: {} passed, {} failed", scripts.0, scripts.1);
-    println!("call scripts (native): {} passed, {} failed", native.0, native.1);
-    println!("call scripts (wasmtime): {} passed, {} failed", wasmtime.0, wasmtime.1);
+    println!("calls-recorded: {} passed, {} failed", scripts.0, scripts.1);
+    println!("calls-native: {} passed, {} failed", native.0, native.1);
+    println!("calls-wasmtime: {} passed, {} failed", wasmtime.0, wasmtime.1);
     if failed + scripts.1 + native.1 + wasmtime.1 > 0 {
         std::process::exit(1);
     }

@@ -215,7 +215,7 @@ function main() {
       failed++;
     }
   }
-  console.log(`call scripts (jco): ${passed} passed, ${failed} failed`);
+  console.log(`calls-jco: ${passed} passed, ${failed} failed`);
   if (failed > 0 || passed === 0) process.exitCode = 1;
 }
 

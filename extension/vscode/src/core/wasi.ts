@@ -24,12 +24,20 @@ class IoError {
   }
 }
 
+/** A stream error, as jco passes it to the core: the `stream-error` in `payload`. */
+class StreamClosed extends Error {
+  readonly payload = { tag: "closed" };
+  constructor() {
+    super("the stream is closed");
+  }
+}
+
 class InputStream {
   read(): Uint8Array {
-    throw { payload: { tag: "closed" } };
+    throw new StreamClosed();
   }
   blockingRead(): Uint8Array {
-    throw { payload: { tag: "closed" } };
+    throw new StreamClosed();
   }
   subscribe(): Pollable {
     return new Pollable();
