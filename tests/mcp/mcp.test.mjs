@@ -135,6 +135,13 @@ test("every tool, in the order an agent uses them, against a real memory directo
     const list = text(await client.callTool({ name: "memory_list", arguments: {} }));
     assert.match(list, /\[feedback\] feedback_integration_tests_use_a_real_database\.md/);
     assert.match(list, /\[user\] user_ana_is_a_data_engineer\.md/);
+    assert.doesNotMatch(list, /may be stale/);
+    // Staleness is the core's verdict (R1.6): a user memory untouched for two years is marked.
+    const old = new Date(Date.now() - 2 * 365 * 86_400_000);
+    fs.utimesSync(path.join(w.memoryDir, "user_ana_is_a_data_engineer.md"), old, old);
+    const aged = text(await client.callTool({ name: "memory_list", arguments: {} }));
+    assert.match(aged, /user_ana_is_a_data_engineer\.md .* \[may be stale: saved 73\d days ago; check it before relying on it\]/);
+    assert.doesNotMatch(aged, /feedback_integration_tests_use_a_real_database\.md .*may be stale/);
 
     const recalled = text(
       await client.callTool({ name: "memory_recall", arguments: { query: "how should I write the database tests?" } }),
@@ -280,6 +287,11 @@ test("resources and the prompt", async () => {
     assert.equal(memory.description, FEEDBACK.description);
     const read = await client.readResource({ uri: memory.uri });
     assert.match(read.contents[0].text, /never mocks/);
+    // A memory older than its type keeps says so in its description (the core's verdict, R1.6).
+    const old = new Date(Date.now() - 400 * 86_400_000);
+    fs.utimesSync(path.join(w.memoryDir, "feedback_integration_tests_use_a_real_database.md"), old, old);
+    const aged = (await client.listResources()).resources[1];
+    assert.equal(aged.description, `${FEEDBACK.description} (may be stale: saved 400 days ago)`);
 
     const { prompts } = await client.listPrompts();
     assert.deepEqual(prompts.map((p) => p.name), ["memory"]);

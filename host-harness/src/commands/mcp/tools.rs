@@ -495,9 +495,13 @@ pub fn resources(memory: &mut Memory) -> Result<Vec<Resource>, Failure> {
     let memories = report.headers.into_iter().map(|h| {
         let resource = Resource::new(format!("{SCHEME}{}", h.path), h.name.unwrap_or_else(|| h.path.clone()))
             .with_mime_type("text/markdown");
-        match h.description {
-            Some(d) => resource.with_description(d),
-            None => resource,
+        // The core's staleness verdict (R1.6) travels with the description.
+        let stale = h.freshness.stale.then(|| format!("may be stale: saved {}", h.freshness.text));
+        match (h.description, stale) {
+            (Some(d), Some(s)) => resource.with_description(format!("{d} ({s})")),
+            (Some(d), None) => resource.with_description(d),
+            (None, Some(s)) => resource.with_description(s),
+            (None, None) => resource,
         }
     });
     Ok(std::iter::once(index).chain(memories).collect())
