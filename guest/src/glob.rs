@@ -2,19 +2,25 @@
 //! across segments, `[abc]` / `[a-z]` / `[!x]` classes and `{a,b}` alternatives. Paths and
 //! patterns use `/`.
 
-/// True when `path` matches `pattern` as a whole.
+/// At most this many plain patterns come out of one pattern's `{a,b}` alternatives; a pattern
+/// that would expand to more (`{a,b}` repeated twenty times is a million) matches nothing.
+pub const MAX_ALTERNATIVES: usize = 256;
+
+/// True when `path` matches `pattern` as a whole. Time is linear in the pattern's length times
+/// the path's (a table over both, no backtracking), whatever the pattern: a hostile rules file
+/// cannot stall instruction loading (issue 18).
 pub fn matches(pattern: &str, path: &str) -> bool {
-    expand_braces(pattern).iter().any(|p| {
-        let pattern: Vec<char> = p.chars().collect();
-        let path: Vec<char> = path.chars().collect();
-        match_here(&pattern, &path)
-    })
+    let Some(patterns) = expand_braces(pattern, MAX_ALTERNATIVES) else {
+        return false;
+    };
+    let path: Vec<char> = path.chars().collect();
+    patterns.iter().any(|p| match_tokens(&tokens(p), &path))
 }
 
-/// `{a,b}` alternatives expanded into plain patterns (nesting allowed).
-fn expand_braces(pattern: &str) -> Vec<String> {
+/// `{a,b}` alternatives expanded into plain patterns (nesting allowed); `None` past `budget`.
+fn expand_braces(pattern: &str, budget: usize) -> Option<Vec<String>> {
     let Some(open) = pattern.find('{') else {
-        return vec![pattern.to_string()];
+        return Some(vec![pattern.to_string()]);
     };
     let mut depth = 0;
     let mut close = None;
@@ -34,45 +40,113 @@ fn expand_braces(pattern: &str) -> Vec<String> {
         }
     }
     let Some(close) = close else {
-        return vec![pattern.to_string()];
+        return Some(vec![pattern.to_string()]);
     };
     let (head, tail) = (&pattern[..open], &pattern[close + 1..]);
     let mut bounds = vec![open];
     bounds.extend(&commas);
     bounds.push(close);
-    bounds
-        .windows(2)
-        .flat_map(|w| expand_braces(&format!("{head}{}{tail}", &pattern[w[0] + 1..w[1]])))
-        .collect()
+    let mut out = Vec::new();
+    for w in bounds.windows(2) {
+        let left = budget.checked_sub(out.len()).filter(|&n| n > 0)?;
+        out.extend(expand_braces(&format!("{head}{}{tail}", &pattern[w[0] + 1..w[1]]), left)?);
+    }
+    (out.len() <= budget).then_some(out)
 }
 
-fn match_here(p: &[char], s: &[char]) -> bool {
-    match p.first() {
-        None => s.is_empty(),
-        Some('*') if p.get(1) == Some(&'*') => {
-            // `**` matches any number of whole segments; `**/` may also match nothing.
-            let rest = &p[2..];
-            let rest_after_slash = rest.strip_prefix(&['/']).unwrap_or(rest);
-            (0..=s.len()).any(|i| {
-                ((i == 0 || s[i - 1] == '/') && match_here(rest_after_slash, &s[i..]))
-                    || match_here(rest, &s[i..])
-            })
+/// One element of a plain pattern.
+enum Token {
+    /// `**`: any number of characters, `/` included.
+    AnyPath,
+    /// `*`: any number of characters within a segment.
+    AnySegment,
+    /// `?`: one character within a segment.
+    One,
+    /// `[...]`: one character of the class, within a segment.
+    Class(Box<dyn Fn(char) -> bool>),
+    /// A character as itself.
+    Literal(char),
+}
+
+fn tokens(pattern: &str) -> Vec<Token> {
+    let p: Vec<char> = pattern.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < p.len() {
+        match p[i] {
+            '*' if p.get(i + 1) == Some(&'*') => {
+                out.push(Token::AnyPath);
+                i += 2;
+            }
+            '*' => {
+                out.push(Token::AnySegment);
+                i += 1;
+            }
+            '?' => {
+                out.push(Token::One);
+                i += 1;
+            }
+            '[' => match class(&p[i..]) {
+                Some((hit, len)) => {
+                    out.push(Token::Class(Box::new(hit)));
+                    i += len;
+                }
+                None => {
+                    out.push(Token::Literal('['));
+                    i += 1;
+                }
+            },
+            c => {
+                out.push(Token::Literal(c));
+                i += 1;
+            }
         }
-        Some('*') => {
-            (0..=s.len()).take_while(|&i| i == 0 || s[i - 1] != '/').any(|i| match_here(&p[1..], &s[i..]))
-        }
-        Some('?') => s.first().is_some_and(|&c| c != '/') && match_here(&p[1..], &s[1..]),
-        Some('[') => match (class(p), s.first()) {
-            (Some((hit, len)), Some(&c)) if c != '/' => hit(c) && match_here(&p[len..], &s[1..]),
-            (None, Some(&'[')) => match_here(&p[1..], &s[1..]),
-            _ => false,
-        },
-        Some(&c) => s.first() == Some(&c) && match_here(&p[1..], &s[1..]),
     }
+    out
+}
+
+/// Whether `tokens` match all of `s`, filled in from the ends of both: `at[t][i]` says whether
+/// `tokens[t..]` match `s[i..]`. A `**` also remembers whether it stands at a segment start,
+/// since `**/` may match nothing there.
+fn match_tokens(tokens: &[Token], s: &[char]) -> bool {
+    let (t_len, n) = (tokens.len(), s.len());
+    let width = n + 1;
+    let mut at = vec![false; (t_len + 1) * width];
+    // For `**` tokens: [i * 2 + b], b = 1 when what it consumed so far is empty or ends in `/`.
+    let mut any_path = vec![false; (t_len + 1) * width * 2];
+    let idx = |t: usize, i: usize| t * width + i;
+    for i in (0..=n).rev() {
+        at[idx(t_len, i)] = i == n;
+        for t in (0..t_len).rev() {
+            let next = |i: usize| at[idx(t + 1, i)];
+            let inside = i < n && s[i] != '/';
+            at[idx(t, i)] = match &tokens[t] {
+                Token::Literal(c) => i < n && s[i] == *c && next(i + 1),
+                Token::One => inside && next(i + 1),
+                Token::Class(hit) => inside && hit(s[i]) && next(i + 1),
+                Token::AnySegment => next(i) || (inside && at[idx(t, i + 1)]),
+                Token::AnyPath => {
+                    // `**/` may match nothing at a segment start: skip the `/` after it.
+                    let after_slash = match tokens.get(t + 1) {
+                        Some(Token::Literal('/')) => t + 2,
+                        _ => t + 1,
+                    };
+                    for boundary in [false, true] {
+                        let here = (boundary && at[idx(after_slash, i)])
+                            || next(i)
+                            || (i < n && any_path[(idx(t, i + 1)) * 2 + usize::from(s[i] == '/')]);
+                        any_path[idx(t, i) * 2 + usize::from(boundary)] = here;
+                    }
+                    any_path[idx(t, i) * 2 + 1]
+                }
+            };
+        }
+    }
+    at[idx(0, 0)]
 }
 
 /// A `[...]` class at the start of `p`: a predicate and the pattern length it used.
-fn class(p: &[char]) -> Option<(impl Fn(char) -> bool, usize)> {
+fn class(p: &[char]) -> Option<(impl Fn(char) -> bool + use<>, usize)> {
     let end = p.iter().skip(2).position(|&c| c == ']')? + 2;
     let body = &p[1..end];
     let (negated, body) = match body.first() {
@@ -122,5 +196,26 @@ mod tests {
         assert!(matches("v[0-9].md", "v7.md"));
         assert!(matches("src/**/*.{ts,tsx}", "src/ui/App.tsx"));
         assert!(!matches("src/**/*.{ts,tsx}", "src/ui/App.js"));
+        assert!(matches("[unclosed", "[unclosed"));
+        assert!(matches("a/**/b", "a/b"));
+        assert!(matches("a/**/b", "a/x/y/b"));
+        assert!(!matches("a/**/b", "a/xb"));
+        assert!(matches("a**b", "axyb"));
+        assert!(matches("**", "a/b/c"));
+    }
+
+    /// Issue 18: patterns that took exponential time with backtracking (19 s at 30 characters,
+    /// over 30 s at 60) are answered from a table over the pattern and a 4,096-character path.
+    /// No timing is asserted; the test harness's own timeout is the bound.
+    #[test]
+    fn hostile_patterns_are_answered_without_backtracking() {
+        let long = "a".repeat(4096);
+        let pairs = format!("**/{}b", "*?".repeat(61));
+        assert!(!matches(&pairs, &long));
+        let nested = format!("{}{}b", "**/".repeat(20), "a*".repeat(9));
+        assert!(!matches(&nested, &long));
+        assert!(matches(&format!("{}a", "**/".repeat(20)), &format!("{}/a", long)));
+        let braces = "{a,b}".repeat(20);
+        assert!(!matches(&braces, "ab"), "a million alternatives match nothing");
     }
 }
