@@ -140,6 +140,9 @@ class ConfinedFs:
             except FileNotFoundError as e:
                 if existing == "/":
                     _io_error(path, e)
+                # A link that points nowhere is not a missing file: it is never written through.
+                if os.path.islink(existing):
+                    _fail("other", f"{path}: a symbolic link that points nowhere; memdir does not write through it")
                 missing.insert(0, os.path.basename(existing))
                 existing = os.path.dirname(existing)
             except OSError as e:
@@ -256,7 +259,8 @@ class ConfinedFs:
     def append_file(self, path: str, data: bytes) -> None:
         target = self._resolve_for_write(path)
         try:
-            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            # No-follow on the last component: a link put there after the check is not followed.
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
             try:
                 os.write(fd, data)
             finally:
@@ -290,7 +294,14 @@ class ConfinedFs:
         target = self._resolve_for_write(path)
         if target in self.locks:
             return
-        fd = os.open(target, os.O_RDWR | os.O_CREAT, 0o644)
+        # A lock file is a regular file: never a FIFO to block on, never a link.
+        try:
+            fd = os.open(target, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        except OSError as e:
+            _io_error(path, e)
+        if not st.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            _fail("other", f"{path}: not a regular file; memdir locks only a regular file")
         deadline = time.monotonic() + timeout_ms / 1000
         while True:
             try:

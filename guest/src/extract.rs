@@ -297,7 +297,17 @@ fn cursor_path(memory_dir: &str, id: &str) -> String {
 
 /// The stored cursor of a conversation; 0 when none was stored or it does not read as a number.
 fn read_cursor(fs: &dyn Fs, memory_dir: &str, id: &str) -> Result<u32> {
-    match fs.read_file(&cursor_path(memory_dir, id), 64) {
+    let path = cursor_path(memory_dir, id);
+    // The host may let the core read far beyond the memory directory; a cursor that leads out
+    // of it (a link) is refused before anything else happens (issue 18).
+    if let Ok(real) = fs.real_path(&path)
+        && !crate::fs::is_within(&real, &fs.real_path(memory_dir)?)
+    {
+        return Err(Error::InvalidInput(format!(
+            "{path} leads out of the memory directory; remove it and extract again"
+        )));
+    }
+    match fs.read_file(&path, 64) {
         Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).trim().parse().unwrap_or(0)),
         Err(crate::FsError::NotFound(_)) => Ok(0),
         Err(e) => Err(e.into()),

@@ -8,6 +8,7 @@
 use memdir_core::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -84,7 +85,6 @@ impl ConfinedFs {
         #[cfg(target_os = "linux")]
         {
             use std::os::fd::AsRawFd;
-            use std::os::unix::fs::OpenOptionsExt;
             let file = OpenOptions::new()
                 .read(true)
                 .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
@@ -111,6 +111,13 @@ impl ConfinedFs {
             match fs::canonicalize(&existing) {
                 Ok(c) => break c,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    // A link that points nowhere is not a missing file: writing there would
+                    // follow it wherever it points (issue 18). It is never written through.
+                    if fs::symlink_metadata(&existing).is_ok_and(|m| m.file_type().is_symlink()) {
+                        return Err(FsError::Other(format!(
+                            "{path}: a symbolic link that points nowhere; memdir does not write through it"
+                        )));
+                    }
                     let Some(name) = existing.file_name() else {
                         return Err(io_error(path, e));
                     };
@@ -314,7 +321,13 @@ impl Fs for ConfinedFs {
     fn append_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
         let target = self.resolve_for_write(path)?;
         let err = |e| io_error(path, e);
-        let mut file = OpenOptions::new().create(true).append(true).open(&target).map_err(err)?;
+        // No-follow on the last component: a link put there after the check is not followed.
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&target)
+            .map_err(err)?;
         file.write_all(data).map_err(err)
     }
 
@@ -336,12 +349,19 @@ impl Fs for ConfinedFs {
 
     fn lock(&self, path: &str, timeout_ms: u32) -> Result<(), FsError> {
         let target = self.resolve_for_write(path)?;
+        // Not through a link, and never blocking on a FIFO: a lock file is a regular file.
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(&target)
             .map_err(|e| io_error(path, e))?;
+        if !file.metadata().map_err(|e| io_error(path, e))?.is_file() {
+            return Err(FsError::Other(format!(
+                "{path}: not a regular file; memdir locks only a regular file"
+            )));
+        }
         let deadline = std::time::Instant::now() + std::time::Duration::from_millis(timeout_ms.into());
         // The lock is per open file (flock on Unix): other processes, and other cores in this
         // one, wait here.

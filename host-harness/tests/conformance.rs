@@ -293,6 +293,23 @@ fn memdir(backend: &str, args: &[String]) -> Vec<String> {
     argv
 }
 
+/// The process's working directory, changed for as long as this lives (cases run one at a time).
+struct CurrentDir(PathBuf);
+
+impl CurrentDir {
+    fn enter(dir: &Path) -> Self {
+        let previous = std::env::current_dir().unwrap();
+        std::env::set_current_dir(dir).unwrap();
+        CurrentDir(previous)
+    }
+}
+
+impl Drop for CurrentDir {
+    fn drop(&mut self) {
+        std::env::set_current_dir(&self.0).unwrap();
+    }
+}
+
 /// Placeholders and the temporary paths they stood for in one run.
 type Names = Vec<(String, String)>;
 
@@ -359,6 +376,9 @@ fn prepare(dir: &Path, case: &Case, cache: &Path) -> Prepared {
 fn run_case(dir: &Path, case: &Case, backend: &str, cache: &Path, record: Option<Log>) -> (Outcome, Names) {
     let prepared = prepare(dir, case, cache);
     let input = &prepared.input;
+    // Commands run in the case's own directory, so "the current directory" (and what git and
+    // the settings say about it) is the same on every machine and in every recorded call.
+    let _cwd = CurrentDir::enter(input.parent().unwrap());
     let subst = |s: &str| prepared.subst(s);
     let mut args = memdir(backend, &case.args);
     args.extend(case.args.iter().map(|a| subst(a)));

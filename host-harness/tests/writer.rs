@@ -227,3 +227,49 @@ fn a_host_failure_during_extraction_rejects_that_operation_and_keeps_the_rest_un
         assert_eq!(snapshot(&dir), before, "{backend}: the directory changed");
     }
 }
+
+/// Issue 18, item 7: a FIFO named `.memdir.lock` made `save` wait forever. Now it is refused at
+/// once, before anything is written, on both backends. The bound is the test's own (a thread
+/// that must answer within a minute), not a timing assertion.
+#[test]
+fn a_fifo_lock_file_is_refused_at_once_on_both_backends() {
+    for backend in ["component", "native"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(tmp.path()).unwrap();
+        let fifo = dir.join(".memdir.lock");
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let args: Vec<String> = [
+            "memdir",
+            "--backend",
+            backend,
+            "save",
+            "--memory-dir",
+            dir.to_str().unwrap(),
+            "--type",
+            "user",
+            "--name",
+            "Editor",
+            "--description",
+            "Ana uses vim",
+            "--body",
+            "Ana uses vim.",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let home = dir.to_str().unwrap().to_string();
+        std::thread::spawn(move || {
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let status = memdir_harness::cli::run(args, vec![("HOME".into(), home)], &mut out, &mut err);
+            let _ = tx.send((status, String::from_utf8_lossy(&err).into_owned()));
+        });
+        let (status, err) = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{backend}: save is still waiting on the FIFO"));
+        assert_ne!(status, 0, "{backend}: {err}");
+        assert!(err.contains(".memdir.lock"), "{backend}: {err}");
+        assert!(!dir.join("user_editor.md").exists(), "{backend}: the memory was written anyway");
+        assert!(!dir.join("MEMORY.md").exists(), "{backend}: the index was written anyway");
+    }
+}

@@ -86,3 +86,18 @@ test("the extension and the memdir CLI writing at once lose nothing (one lock fo
   const lines = fs.readFileSync(path.join(dir, "MEMORY.md"), "utf8").split("\n").filter((l) => l.startsWith("- "));
   assert.equal(lines.length, 2 * per);
 });
+
+test("a FIFO named .memdir.lock is refused at once, before anything is written (issue 18)", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-fifo-"));
+  assert.equal(spawnSync("mkfifo", [path.join(dir, ".memdir.lock")]).status, 0);
+  const core = new MemoryCore(dist);
+  assert.throws(
+    () => core.save(new ConfinedFs().grantRead("/").grantWrite(dir), {
+      target: target(dir), memoryType: "user", name: "Editor", description: "Ana uses vim", topic: undefined,
+      body: "Ana uses vim.", nowMs: 0n, utcOffsetMinutes: 0, scope: undefined,
+    }),
+    (e) => e instanceof CoreError && /not a regular file/.test(e.message),
+  );
+  assert.deepEqual(fs.readdirSync(dir), [".memdir.lock"]);
+});

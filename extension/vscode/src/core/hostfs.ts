@@ -38,6 +38,10 @@ function ioError(p: string, e: unknown): never {
   }
 }
 
+function isLink(p: string): boolean {
+  return fs.lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+}
+
 function checked(p: string): string {
   if (p === "" || p.includes("\0") || !path.isAbsolute(p) || p.split("/").includes("..")) {
     fail("invalid-path", p);
@@ -109,6 +113,8 @@ export class ConfinedFs {
         break;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== "ENOENT" || existing === "/") return ioError(p, e);
+        // A link that points nowhere is not a missing file: it is never written through.
+        if (isLink(existing)) fail("other", `${p}: a symbolic link that points nowhere; memdir does not write through it`);
         missing.unshift(path.basename(existing));
         existing = path.dirname(existing);
       }
@@ -250,7 +256,14 @@ export class ConfinedFs {
       appendFile: (p: string, data: Uint8Array) => {
         const target = this.resolveForWrite(p);
         try {
-          fs.appendFileSync(target, data, { mode: 0o644 });
+          // No-follow on the last component: a link put there after the check is not followed.
+          const { O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW } = fs.constants;
+          const fd = fs.openSync(target, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0o644);
+          try {
+            fs.writeSync(fd, data);
+          } finally {
+            fs.closeSync(fd);
+          }
         } catch (e) {
           return ioError(p, e);
         }
@@ -283,6 +296,9 @@ export class ConfinedFs {
       lock: (p: string, timeoutMs: number) => {
         const target = this.resolveForWrite(p);
         if (this.locks.has(target)) return;
+        // A lock file is a regular file: never a FIFO to block on, never a link.
+        const existing = fs.lstatSync(target, { throwIfNoEntry: false });
+        if (existing && !existing.isFile()) fail("other", `${p}: not a regular file; memdir locks only a regular file`);
         const lock = Lock.acquire(target, timeoutMs);
         if (!lock) fail("other", `${p}: still locked by another writer after ${timeoutMs} ms`);
         this.locks.set(target, lock!);
