@@ -294,6 +294,55 @@ fn a_model_that_never_answers_times_out_instead_of_hanging() {
     assert!(r["diagnostics"][0].as_str().unwrap().contains("did not answer"), "{r}");
 }
 
+/// Issue 18, item 4: a `command:` model bypassed the timeout by leaving a child that holds
+/// stdout (`sleep 60 & echo …` took the whole minute), and a timed-out command's children kept
+/// running. Now the deadline holds whoever has the pipe, and the command's process group goes.
+/// The bound below is the test's, not a timing assertion: a hang fails it.
+#[test]
+fn a_command_model_cannot_outlive_its_timeout_nor_leave_children_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = demo_dir(tmp.path());
+    let pid_file = tmp.path().join("child.pid");
+    let pid = pid_file.to_str().unwrap().to_string();
+    let reply = r#"{\"selected_memories\": [\"reference_grafana.md\"]}"#;
+    for (llm, answered) in [
+        // Answers, but a child keeps stdout open: the reply counts, the child goes.
+        (format!("command:sleep 60 & echo $! > {pid}; echo \"{reply}\""), true),
+        // Never answers: a timeout, and the child it waits for goes with it.
+        (format!("command:sleep 60 & echo $! > {pid}; wait"), false),
+    ] {
+        let _ = std::fs::remove_file(&pid_file);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let dir = dir.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(recall_with(
+                &llm,
+                &dir,
+                &[("HOME", "/nonexistent"), ("MEMDIR_LLM_TIMEOUT_MS", "1000")],
+            ));
+        });
+        let r =
+            rx.recv_timeout(Duration::from_secs(40)).expect("recall returned long before the child's minute");
+        if answered {
+            assert_eq!(r["selected"], json!(["reference_grafana.md"]), "{r}");
+        } else {
+            assert!(r["diagnostics"][0].as_str().unwrap().contains("did not answer"), "{r}");
+        }
+        let child = std::fs::read_to_string(&pid_file).unwrap().trim().to_string();
+        let alive = || {
+            Path::new(&format!("/proc/{child}")).exists()
+                && !std::fs::read_to_string(format!("/proc/{child}/stat"))
+                    .unwrap_or_default()
+                    .contains(") Z ")
+        };
+        let gone = (0..100).any(|_| {
+            std::thread::sleep(Duration::from_millis(50));
+            !alive()
+        });
+        assert!(gone, "the model's child {child} is still running");
+    }
+}
+
 #[test]
 fn the_command_adapter_sends_the_request_as_json_on_stdin() {
     let tmp = tempfile::tempdir().unwrap();

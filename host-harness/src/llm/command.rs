@@ -4,8 +4,10 @@
 use super::{Limits, LlmError, Model};
 use memdir_core::model::ModelRequest;
 use std::io::{Read, Write};
-use std::process::{Command as Process, Stdio};
-use std::time::Instant;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command as Process, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// Replies longer than this are cut when read (the core refuses long replies anyway).
 const MAX_STDOUT: u64 = 16 * 1024 * 1024;
@@ -36,52 +38,82 @@ impl Model for Command {
             "max_tokens": request.max_tokens,
             "tier": request.tier.as_str(),
         });
+        // Its own process group: at the deadline the whole group goes, children included.
         let mut child = Process::new("sh")
             .args(["-c", &self.command])
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| LlmError::Command(format!("{}: {e}", self.command)))?;
+        let deadline = Instant::now() + self.limits.timeout;
         let mut stdin = child.stdin.take().expect("piped");
         let input = body.to_string();
         // Writing and reading on threads: a command that ignores stdin or floods stdout must not
-        // block the host.
-        let writer = std::thread::spawn(move || {
+        // block the host, and whoever holds the pipes, nothing is awaited past the deadline.
+        std::thread::spawn(move || {
             let _ = stdin.write_all(input.as_bytes());
         });
-        let mut stdout = child.stdout.take().expect("piped");
-        let reader = std::thread::spawn(move || {
-            let mut out = Vec::new();
-            let _ = Read::by_ref(&mut stdout).take(MAX_STDOUT).read_to_end(&mut out);
-            out
-        });
-        let mut stderr = child.stderr.take().expect("piped");
-        let err_reader = std::thread::spawn(move || {
-            let mut out = Vec::new();
-            let _ = Read::by_ref(&mut stderr).take(64 * 1024).read_to_end(&mut out);
-            out
-        });
-        let start = Instant::now();
+        let stdout = read_all(child.stdout.take().expect("piped"), MAX_STDOUT);
+        let stderr = read_all(child.stderr.take().expect("piped"), 64 * 1024);
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break status,
-                Ok(None) if start.elapsed() >= self.limits.timeout => {
-                    let _ = child.kill();
-                    let _ = child.wait();
+                Ok(None) if Instant::now() >= deadline => {
+                    kill_group(&mut child);
                     return Err(LlmError::Timeout(self.limits.timeout));
                 }
-                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(5)),
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
                 Err(e) => return Err(LlmError::Command(e.to_string())),
             }
         };
-        let _ = writer.join();
-        let out = reader.join().unwrap_or_default();
-        let err = err_reader.join().unwrap_or_default();
+        // The command has exited; a child it left behind may still hold the pipe. What was written
+        // by the deadline is the reply, and the group goes.
+        let wait = |rx: &mpsc::Receiver<Vec<u8>>| {
+            rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        };
+        let (out, err) = match (wait(&stdout), wait(&stderr)) {
+            (Ok(out), Ok(err)) => (out, err),
+            _ => {
+                kill_group(&mut child);
+                let grace = Duration::from_millis(500);
+                (
+                    stdout.recv_timeout(grace).unwrap_or_default(),
+                    stderr.recv_timeout(grace).unwrap_or_default(),
+                )
+            }
+        };
         if !status.success() {
             let said = String::from_utf8_lossy(&err);
             return Err(LlmError::Command(format!("{} exited with {status}: {}", self.command, said.trim())));
         }
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
+}
+
+/// Reads `from` to its end (at most `max` bytes) on a thread of its own; the bytes arrive on the
+/// channel when the pipe closes.
+fn read_all(mut from: impl Read + Send + 'static, max: u64) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = Read::by_ref(&mut from).take(max).read_to_end(&mut out);
+        let _ = tx.send(out);
+    });
+    rx
+}
+
+/// Kills the command's whole process group (it leads it), then reaps the command.
+fn kill_group(child: &mut Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) takes plain integers and touches no memory of ours; a negative pid
+        // names the process group this command leads, which we created at spawn.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
