@@ -66,9 +66,19 @@ pub fn save(fs: &dyn Fs, req: &Save<'_>) -> Result<SaveReport> {
     )
 }
 
-/// Forgets a memory of `target`'s memory directory.
+/// Forgets a memory of `target`'s memory directory. A file whose name holds control
+/// characters (which scan never reads) is forgotten by the escaped path scan printed for it.
 pub fn forget(fs: &dyn Fs, target: &Target, path: &str) -> Result<ForgetReport> {
-    forget_in(fs, &target.resolve(fs)?.memory_dir, path)
+    let memory_dir = target.resolve(fs)?.memory_dir;
+    if path.contains('\\') {
+        let raw = crate::scan::unescape_controls(path)
+            .ok_or_else(|| invalid(format!("{path:?} is not a memory path: a `\\` escape is malformed")))?;
+        if raw.chars().any(char::is_control) {
+            let report = forget_checked(fs, &memory_dir, checked_relative_path(&raw, true)?)?;
+            return Ok(ForgetReport { path: crate::scan::escape_controls(&report.path), ..report });
+        }
+    }
+    forget_in(fs, &memory_dir, path)
 }
 
 /// A save with the target resolved.
@@ -251,7 +261,10 @@ fn save_locked(
 
 /// Forgets a memory: removes the file and every index line that points at it.
 pub fn forget_in(fs: &dyn Fs, memory_dir: &str, path: &str) -> Result<ForgetReport> {
-    let full = valid_relative_path(path)?;
+    forget_checked(fs, memory_dir, valid_relative_path(path)?)
+}
+
+fn forget_checked(fs: &dyn Fs, memory_dir: &str, full: String) -> Result<ForgetReport> {
     // A team memory's line is in the team index, relative to the team folder.
     let (memory_dir, rel) = match full.strip_prefix("team/") {
         Some(inner) => (team_dir(fs, memory_dir)?, inner.to_string()),
@@ -337,11 +350,19 @@ fn topic_from(name: &str) -> Result<String> {
 
 /// A memory path from a caller (model or user): relative, `.md`, inside the directory (R12.3).
 pub fn valid_relative_path(path: &str) -> Result<String> {
-    let bad = |why: &str| Err(invalid(format!("{path:?} is not a memory path: {why}")));
+    checked_relative_path(path, false)
+}
+
+/// [`valid_relative_path`], letting control characters through when `control` (only to forget
+/// a file scan refused to read).
+fn checked_relative_path(path: &str, control: bool) -> Result<String> {
+    let bad = |why: &str| {
+        Err(invalid(format!("{:?} is not a memory path: {why}", crate::scan::escape_controls(path))))
+    };
     if path.is_empty() || path.starts_with('/') || path.starts_with('\\') {
         return bad("it must be relative to the memory directory");
     }
-    if path.chars().any(char::is_control) {
+    if !control && path.chars().any(char::is_control) {
         return bad("it holds control characters");
     }
     if path.contains('%') || path.contains('\\') {
