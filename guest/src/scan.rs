@@ -14,6 +14,12 @@ pub const MAX_FILES: usize = 200;
 pub const HEAD_LINES: u32 = 30;
 /// Bytes of each file read for its frontmatter; bounds a pathological first line.
 pub const HEAD_BYTES: u32 = 16 * 1024;
+/// Folders below the memory directory that the scan enters, at most. Memories are flat files,
+/// with `team/` and a few topic folders at most; a tree thousands of folders deep is an attack
+/// (every level costs the host a longer path to resolve, so the walk grew with the square of
+/// the depth: 40 s at 2,000 levels) and is reported instead (issue 18).
+pub const MAX_DEPTH: usize = 16;
+
 /// The index file's name; never a memory.
 pub const INDEX_FILE: &str = "MEMORY.md";
 /// The daily-log folder at the top of a memory directory; not memories.
@@ -110,7 +116,12 @@ pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Res
             }
             match entry.kind {
                 EntryKind::Dir => {
-                    if !(rel_dir.is_empty() && entry.name == LOGS_DIR) {
+                    if rel.matches('/').count() >= MAX_DEPTH {
+                        report.skipped.push(Skipped {
+                            path: rel,
+                            reason: format!("more than {MAX_DEPTH} folders deep; not scanned"),
+                        });
+                    } else if !(rel_dir.is_empty() && entry.name == LOGS_DIR) {
                         pending.push(rel);
                     }
                 }
