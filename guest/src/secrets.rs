@@ -43,19 +43,20 @@ const TOKENS: &[TokenShape] = &[
     ("hf_", "Hugging Face token", alnum, 30),
 ];
 
-/// Assignment keys whose value is a secret: `password = hunter22`, `"api_key": "..."`.
-const SECRET_KEYS: &[&str] = &[
-    "password",
-    "passwd",
-    "pwd",
-    "secret",
-    "api_key",
-    "apikey",
-    "access_token",
-    "auth_token",
-    "client_secret",
-    "private_key",
-    "token",
+/// Words that make an assignment's key secret-named (`AWS_SECRET_ACCESS_KEY=…`,
+/// `"api_key": "…"`), with the kind they report. A password is flagged at any length; any other
+/// value must also look random, so `SECRET_KEY_NAME=docs` stays allowed.
+const SECRET_WORDS: &[(&str, &str)] = &[
+    ("password", "password"),
+    ("passwd", "password"),
+    ("pwd", "password"),
+    ("secret", "secret value"),
+    ("token", "secret value"),
+    ("api_key", "secret value"),
+    ("apikey", "secret value"),
+    ("access_key", "secret value"),
+    ("private_key", "secret value"),
+    ("credential", "secret value"),
 ];
 
 fn upper_alnum(c: char) -> bool {
@@ -77,7 +78,8 @@ pub fn scan(text: &str) -> Vec<Finding> {
     let mut in_key_block = false;
     for (i, line) in text.lines().enumerate() {
         let line_no = i + 1;
-        if line.contains("-----BEGIN") && line.contains("PRIVATE KEY-----") {
+        // Every PEM or PGP private-key block: RSA, EC, OPENSSH, ENCRYPTED, `PGP PRIVATE KEY BLOCK`.
+        if line.contains("-----BEGIN") && line.contains("PRIVATE KEY") {
             findings.push(Finding { kind: "private key block", line: line_no });
             in_key_block = true;
             continue;
@@ -126,28 +128,59 @@ fn jwt_on(line: &str) -> Option<&'static str> {
     })
 }
 
-/// `key: value` or `key = value` with a secret-named key and a value that is not a placeholder.
+/// `key: value` or `key = value` whose key names a secret and whose value is not a placeholder.
 fn assignment_on(line: &str) -> Option<&'static str> {
-    let lower = line.to_ascii_lowercase();
-    for key in SECRET_KEYS {
-        let Some(at) = lower.find(key) else { continue };
-        if at > 0 && lower[..at].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric()) {
+    let is_key = |c: char| c.is_ascii_alphanumeric() || "_-.".contains(c);
+    for (at, sep) in line.char_indices().filter(|&(_, c)| c == '=' || c == ':') {
+        let before = line[..at].trim_end().trim_end_matches(['"', '\'']);
+        let key_start = before.rfind(|c: char| !is_key(c)).map_or(0, |i| i + 1);
+        let key = before[key_start..].to_ascii_lowercase().replace('-', "_");
+        let Some(&(_, kind)) = SECRET_WORDS.iter().find(|(word, _)| key.contains(word)) else { continue };
+        let rest = line[at + sep.len_utf8()..].trim_start().trim_start_matches(['"', '\'']);
+        let value: String =
+            rest.chars().take_while(|&c| !c.is_whitespace() && !"\"',;".contains(c)).collect();
+        if is_placeholder(&value) {
             continue;
         }
-        let after = lower[at + key.len()..].trim_start_matches(['"', '\'', ' ']);
-        let Some(value) = after.strip_prefix([':', '=']) else { continue };
-        let value = line[line.len() - value.len()..].trim().trim_matches(['"', '\'', ',', ';']);
-        let placeholder = value.is_empty()
-            || value.starts_with(['<', '$', '{', '*'])
-            || value.chars().all(|c| c == 'x' || c == 'X' || c == '*' || c == '.')
-            || ["changeme", "example", "redacted", "none", "null", "env", "your"]
-                .iter()
-                .any(|p| value.to_ascii_lowercase().contains(p));
-        if value.len() >= 6 && !value.contains(' ') && !placeholder {
-            return Some(if key.contains("pass") || *key == "pwd" { "password" } else { "secret value" });
+        let flagged = match kind {
+            "password" => value.chars().count() >= 6,
+            _ => looks_random(&value),
+        };
+        if flagged {
+            return Some(kind);
         }
     }
     None
+}
+
+/// A value written to be replaced: empty, a variable or template, a mask, a stock word.
+fn is_placeholder(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    value.is_empty()
+        || value.starts_with(['<', '$', '{', '*', '%'])
+        || value.chars().all(|c| "xX*.-_".contains(c))
+        || ["changeme", "redacted", "none", "null", "example", "env", "true", "false", "todo"]
+            .contains(&lower.as_str())
+        || lower.starts_with("your")
+}
+
+/// At least 12 characters, letters and digits mixed, and at least 3 bits of entropy per
+/// character: how generated keys look, and how words and paths do not.
+fn looks_random(value: &str) -> bool {
+    let chars: Vec<char> = value.chars().collect();
+    if chars.len() < 12
+        || !chars.iter().any(char::is_ascii_digit)
+        || !chars.iter().any(|c| c.is_ascii_alphabetic())
+    {
+        return false;
+    }
+    let mut counts = std::collections::BTreeMap::new();
+    for c in &chars {
+        *counts.entry(c).or_insert(0usize) += 1;
+    }
+    let n = chars.len() as f64;
+    let entropy: f64 = counts.values().map(|&k| -(k as f64 / n) * (k as f64 / n).log2()).sum();
+    entropy >= 3.0
 }
 
 #[cfg(test)]
@@ -180,6 +213,35 @@ mod tests {
         let text = "Use the staging password manager.\npassword: <from 1Password>\napi_key = $API_KEY\n\
                     the token bucket limits requests\nsk-learn is a library\nbranch task-ghp_fix\n";
         assert_eq!(kinds(text), []);
+    }
+
+    /// One positive and one negative case per rule (issue 18, item 6).
+    #[test]
+    fn each_rule_has_a_case_that_fires_and_one_that_does_not() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", Some("secret value")),
+            ("AWS_REGION=eu-west-1", None),
+            ("SECRET_KEY = 'k3J9xQ2mV8pL5nR1tZ7w'", Some("secret value")),
+            ("SECRET_KEY_NAME=docs", None),
+            ("API_SECRET_KEY: 9fX2kQ7mN4pR8sT1vW6y", Some("secret value")),
+            ("api_key = $API_KEY", None),
+            ("\"access_token\": \"ya29a0AfH6SMBx3k9Q2mL7pN4r\"", Some("secret value")),
+            ("token_bucket: 100", None),
+            ("tokenizer_path = ./models/tokenizer.json", None),
+            ("DB_PASSWORD=hunter22x", Some("password")),
+            ("password: <from 1Password>", None),
+            ("-----BEGIN PGP PRIVATE KEY BLOCK-----", Some("private key block")),
+            ("-----BEGIN OPENSSH PRIVATE KEY-----", Some("private key block")),
+            ("-----BEGIN ENCRYPTED PRIVATE KEY-----", Some("private key block")),
+            ("-----BEGIN PUBLIC KEY-----", None),
+            ("xoxb-123456789012-abcdefghijklmnop", Some("Slack token")),
+            ("xoxb-", None),
+            ("AKIAIOSFODNN7EXAMPL3", Some("AWS access key ID")),
+            ("AKIA is the prefix of AWS key IDs", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(scan(text).first().map(|f| f.kind), *expected, "{text}");
+        }
     }
 
     #[test]

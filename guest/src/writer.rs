@@ -180,9 +180,13 @@ pub fn save_in(fs: &dyn Fs, req: &SaveRequest<'_>) -> Result<SaveReport> {
         description = converted;
         conversions.extend(found);
     }
-    for (what, text) in
-        [("name", name.as_str()), ("description", description.as_str()), ("body", body.as_str())]
-    {
+    // Every field that reaches disk, the topic (a file name and an index line) included.
+    for (what, text) in [
+        ("topic", topic.as_str()),
+        ("name", name.as_str()),
+        ("description", description.as_str()),
+        ("body", body.as_str()),
+    ] {
         if let Some(finding) = secrets::scan(text).into_iter().next() {
             return Err(invalid(format!(
                 "the {what} holds a secret ({finding}); memories never store secrets: remove it and save again"
@@ -357,7 +361,8 @@ pub fn valid_relative_path(path: &str) -> Result<String> {
 /// a file scan refused to read).
 fn checked_relative_path(path: &str, control: bool) -> Result<String> {
     let bad = |why: &str| {
-        Err(invalid(format!("{:?} is not a memory path: {why}", crate::scan::escape_controls(path))))
+        // `{:?}` writes control characters as escapes: the message stays on one line.
+        Err(invalid(format!("{path:?} is not a memory path: {why}")))
     };
     if path.is_empty() || path.starts_with('/') || path.starts_with('\\') {
         return bad("it must be relative to the memory directory");
