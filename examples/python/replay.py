@@ -156,6 +156,7 @@ def replay(core: MemoryCore, case_dir: Path) -> str | None:
 
 def main() -> int:
     wasm, filters = sys.argv[1], sys.argv[2:]
+    sys.setrecursionlimit(10_000)  # shutil.rmtree recurses once per folder; a case nests 1,500
     core = MemoryCore(wasm)
     passed = failed = 0
     for case_dir in sorted(p for p in CASES.iterdir() if (p / "calls.json").is_file()):

@@ -6,7 +6,7 @@ use crate::model::{ModelCall, Reply, Step};
 use crate::target::Target;
 use crate::{
     budget, dailylog, dream, extract, freshness, index, instructions, manifest, model, paths, prompt, recall,
-    scan, switches, writer,
+    scan, switches, trash, writer,
 };
 
 wit_bindgen::generate!({
@@ -485,6 +485,15 @@ impl ex::writer::Guest for Component {
         })
     }
 
+    fn trash(target: wit::Target) -> Result<Vec<ex::writer::Trashed>, wit::Error> {
+        let items = trash::list_for(&HostFs, &core_target(target)).map_err(wit_error)?;
+        Ok(items.into_iter().map(wit_trashed).collect())
+    }
+
+    fn restore(target: wit::Target, id: String, now_ms: i64) -> Result<ex::writer::Trashed, wit::Error> {
+        trash::restore_for(&HostFs, &core_target(target), &id, now_ms).map(wit_trashed).map_err(wit_error)
+    }
+
     fn forget(target: wit::Target, path: String) -> Result<ex::writer::ForgetReport, wit::Error> {
         let report = writer::forget(&HostFs, &core_target(target), &path).map_err(wit_error)?;
         Ok(ex::writer::ForgetReport {
@@ -492,6 +501,10 @@ impl ex::writer::Guest for Component {
             index_lines_removed: saturate(report.index_lines_removed),
         })
     }
+}
+
+fn wit_trashed(t: trash::Trashed) -> ex::writer::Trashed {
+    ex::writer::Trashed { id: t.id, path: t.path, trashed_ms: t.trashed_ms }
 }
 
 fn wit_op(o: extract::OpReport) -> ex::extract::OpReport {

@@ -6,7 +6,7 @@
 
 use crate::dailylog::{self, Chunk};
 use crate::error::Result;
-use crate::extract::{self, Landing, OpReport};
+use crate::extract::{self, Landing, OpReport, RunCaps};
 use crate::fs::Fs;
 use crate::model::{self, Reply, Step};
 use crate::target::Target;
@@ -45,6 +45,8 @@ struct State {
     utc_offset_minutes: i32,
     /// The chunk being asked for, from 0.
     next: usize,
+    /// What the rest of this dream may still delete, overwrite and create.
+    caps: RunCaps,
     chunks: Vec<Chunk>,
     result: DreamResult,
 }
@@ -54,11 +56,13 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<DreamResult>> {
     let memory_dir = input.target.resolve(fs)?.memory_dir;
     let chunks = dailylog::plan(fs, &memory_dir, input.now_ms)?;
     let result = DreamResult { chunks: count(chunks.len()), ..DreamResult::default() };
+    let caps = RunCaps::for_dir(fs, &memory_dir, input.now_ms);
     let state = State {
         memory_dir,
         now_ms: input.now_ms,
         utc_offset_minutes: input.utc_offset_minutes,
         next: 0,
+        caps,
         chunks,
         result,
     };
@@ -78,7 +82,8 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<DreamResult
                 now_ms: state.now_ms,
                 utc_offset_minutes: state.utc_offset_minutes,
             };
-            let (operations, diagnostics) = extract::apply_operations(fs, &landing, &reply, "dream");
+            let (operations, diagnostics) =
+                extract::apply_operations(fs, &landing, &reply, "dream", &mut state.caps);
             state.result.operations.extend(operations);
             state.result.diagnostics.extend(diagnostics);
             dailylog::commit(fs, &state.memory_dir, &chunk.logs)?;

@@ -488,7 +488,8 @@ fn apply(fs: &dyn Fs, input: &Turn<'_>, reply: &str) -> (Vec<OpReport>, Vec<Stri
         now_ms: input.now_ms,
         utc_offset_minutes: input.utc_offset_minutes,
     };
-    apply_operations(fs, &target, reply, "round 2")
+    let mut caps = RunCaps::for_dir(fs, input.memory_dir, input.now_ms);
+    apply_operations(fs, &target, reply, "round 2", &mut caps)
 }
 
 /// Where operations land, and the clock for their dates.
@@ -509,6 +510,7 @@ pub fn apply_operations(
     target: &Landing<'_>,
     reply: &str,
     label: &str,
+    caps: &mut RunCaps,
 ) -> (Vec<OpReport>, Vec<String>) {
     let ops = match json_object(reply).and_then(|v| match v.get("operations") {
         Some(Value::Array(ops)) => Ok(ops.clone()),
@@ -519,14 +521,66 @@ pub fn apply_operations(
             return (Vec::new(), vec![format!("{label} reply not used ({problem}); nothing changed")]);
         }
     };
+    let mut diagnostics = Vec::new();
+    let destructive = |op: &Value| matches!(op["op"].as_str(), Some("delete" | "update"));
+    let asked = ops.iter().filter(|op| destructive(op)).count();
+    // A model may not wipe the memory: past the run's share, nothing destructive applies.
+    let refused = (asked > caps.destructive).then(|| {
+        caps.destructive = 0;
+        format!(
+            "{label} asked to delete or overwrite {asked} memories; one run may change at most {} \
+             (a quarter of them, never more than {MAX_DESTRUCTIVE_PER_RUN}), so nothing destructive was applied",
+            caps.destructive_limit
+        )
+    });
+    if let Some(why) = &refused {
+        diagnostics.push(why.clone());
+    }
     let mut reports = Vec::new();
     for op in &ops {
         let kind = op["op"].as_str().unwrap_or("").to_string();
         let path = op["path"].as_str().unwrap_or("").to_string();
-        let rejected = apply_one(fs, target, op, &kind, &path).err();
+        let rejected = match (&refused, kind.as_str()) {
+            (Some(why), "delete" | "update") => Some(why.clone()),
+            (_, "create") if caps.created == 0 => {
+                Some(format!("one run may create at most {MAX_CREATED_PER_RUN} memories"))
+            }
+            _ => apply_one(fs, target, op, &kind, &path).err(),
+        };
+        if rejected.is_none() {
+            match kind.as_str() {
+                "create" => caps.created -= 1,
+                _ => caps.destructive = caps.destructive.saturating_sub(1),
+            }
+        }
         reports.push(OpReport { op: kind, path, rejected });
     }
-    (reports, Vec::new())
+    (reports, diagnostics)
+}
+
+/// Deletions and overwrites one background run may make, at most (issue 18).
+pub const MAX_DESTRUCTIVE_PER_RUN: usize = 10;
+/// Memories one background run may create, at most.
+pub const MAX_CREATED_PER_RUN: usize = 20;
+
+/// What one background run (an extraction, a whole dream) may still do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunCaps {
+    /// Deletions and overwrites left.
+    pub destructive: usize,
+    /// The run's share when it began: a quarter of the memories (at least one), at most 10.
+    pub destructive_limit: usize,
+    /// Creations left.
+    pub created: usize,
+}
+
+impl RunCaps {
+    /// The caps of a run over `memory_dir` as it is now.
+    pub fn for_dir(fs: &dyn Fs, memory_dir: &str, now_ms: i64) -> Self {
+        let existing = scan::scan(fs, memory_dir, now_ms).map_or(0, |r| r.found);
+        let limit = existing.div_ceil(4).clamp(1, MAX_DESTRUCTIVE_PER_RUN);
+        RunCaps { destructive: limit, destructive_limit: limit, created: MAX_CREATED_PER_RUN }
+    }
 }
 
 fn apply_one(
@@ -562,6 +616,7 @@ fn apply_one(
             if !exists {
                 return Err("there is no such memory to delete".to_string());
             }
+            keep_in_trash(fs, input, &rel)?;
             writer::forget_in(fs, input.memory_dir, &rel).map(|_| ()).map_err(|e| e.to_string())
         }
         "create" | "update" => {
@@ -590,10 +645,20 @@ fn apply_one(
                 scope: Some(writer::Scope::Private),
                 team_memory: false,
             };
+            if exists {
+                keep_in_trash(fs, input, &rel)?;
+            }
             writer::save_in(fs, &request).map(|_| ()).map_err(|e| e.to_string())
         }
         other => Err(format!("unknown op {other:?}: use create, update or delete")),
     }
+}
+
+/// What a background writer deletes or overwrites goes to the trash first; if it cannot, the
+/// memory is left as it is.
+fn keep_in_trash(fs: &dyn Fs, input: &Landing<'_>, rel: &str) -> std::result::Result<(), String> {
+    crate::trash::keep(fs, input.memory_dir, rel, input.now_ms)
+        .map_err(|e| format!("it could not be kept in the trash first ({e}); nothing changed"))
 }
 
 fn render_conversation(messages: &[Message]) -> String {

@@ -50,6 +50,7 @@ pub mod switches;
 pub mod target;
 pub mod text;
 pub mod time;
+pub mod trash;
 pub mod writer;
 pub mod yaml;
 

@@ -27,6 +27,7 @@ use memdir_core::recall::{self, RecallResult};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::target::Target;
+use memdir_core::trash::{self, Trashed};
 use memdir_core::writer::{ForgetReport, Save, SaveReport, Scope};
 use memdir_core::{MemoryType, budget, dailylog, index, instructions, manifest, paths, prompt, scan, writer};
 use serde::de::DeserializeOwned;
@@ -213,6 +214,16 @@ impl Core for Recording<'_> {
         self.result("writer.forget", vec![json!(target), json!(path)], r)
     }
 
+    fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>> {
+        let r = self.inner.trash(target);
+        self.result("writer.trash", vec![json!(target)], r)
+    }
+
+    fn restore(&mut self, target: &Target, id: &str, now_ms: i64) -> Result<Trashed> {
+        let r = self.inner.restore(target, id, now_ms);
+        self.result("writer.restore", vec![json!(target), json!(id), json!(now_ms)], r)
+    }
+
     fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>> {
         let r = self.inner.extract_parse(text);
         self.result("extract.parse-transcript", vec![json!(text)], r)
@@ -353,6 +364,8 @@ pub fn call_native(fs: &ConfinedFs, func: &str, args: &[Value]) -> std::result::
             ))
         }
         "writer.forget" => wit(writer::forget(fs, &de(func, arg(0))?, &s(1)?)),
+        "writer.trash" => wit(trash::list_for(fs, &de(func, arg(0))?)),
+        "writer.restore" => wit(trash::restore_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
         "extract.parse-transcript" => {
             wit(extract::parse_transcript(&s(0)?).map_err(memdir_core::Error::InvalidInput))
         }

@@ -58,6 +58,8 @@ enum Command {
     Save(commands::save::SaveArgs),
     /// Remove a memory and its MEMORY.md line.
     Forget(commands::save::ForgetArgs),
+    /// List the trash, or bring back a memory extraction or a dream deleted or overwrote.
+    Restore(commands::save::RestoreArgs),
     /// Extract memories from a conversation with a model, in two rounds (R9.2).
     Extract(commands::extract::Args),
     /// Append an entry to today's daily log (R9.4).
@@ -247,6 +249,7 @@ pub fn run_recorded(
         Command::Session(a) => commands::session::run(&ctx, a, out),
         Command::Save(a) => commands::save::save(&ctx, a, out),
         Command::Forget(a) => commands::save::forget(&ctx, a, out),
+        Command::Restore(a) => commands::save::restore(&ctx, a, out),
         Command::Extract(a) => commands::extract::run(&ctx, a, out),
         Command::Log(a) => commands::log::log(&ctx, a, out),
         Command::Dream(a) => commands::log::dream(&ctx, a, out, err),

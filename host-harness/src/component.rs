@@ -21,6 +21,7 @@ use memdir_core::recall::{self, Attachment, RecallResult, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
 use memdir_core::switches::{DecidedBy, Switches};
 use memdir_core::target::Target;
+use memdir_core::trash::Trashed;
 use memdir_core::writer::{ForgetReport, Save, SaveReport, Scope};
 use std::path::Path;
 use wasmtime::component::{HasSelf, Linker, ResourceTable};
@@ -397,6 +398,19 @@ impl Core for ComponentCore<'_> {
         Ok(ForgetReport { path: report.path, index_lines_removed: report.index_lines_removed as usize })
     }
 
+    fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>> {
+        let target = wit_target(target);
+        let items = self.call("writer.trash", |b, s| b.memdir_memory_writer().call_trash(s, &target))?;
+        Ok(items.map_err(core_error)?.into_iter().map(core_trashed).collect())
+    }
+
+    fn restore(&mut self, target: &Target, id: &str, now_ms: i64) -> Result<Trashed> {
+        let target = wit_target(target);
+        let item = self
+            .call("writer.restore", |b, s| b.memdir_memory_writer().call_restore(s, &target, id, now_ms))?;
+        item.map(core_trashed).map_err(core_error)
+    }
+
     fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>> {
         let parsed = self.call("extract.parse-transcript", |b, s| {
             b.memdir_memory_extract().call_parse_transcript(s, text)
@@ -466,6 +480,10 @@ impl Core for ComponentCore<'_> {
         let step = self.call("dream.resume", |b, s| b.memdir_memory_dream().call_resume(s, state, &reply))?;
         step.map(core_dream_step).map_err(core_error)
     }
+}
+
+fn core_trashed(t: ex::writer::Trashed) -> Trashed {
+    Trashed { id: t.id, path: t.path, trashed_ms: t.trashed_ms }
 }
 
 fn wit_target(t: &Target) -> wit::Target {

@@ -45,6 +45,7 @@ use memdir_core::recall::{self, RecallResult};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::target::Target;
+use memdir_core::trash::Trashed;
 use memdir_core::writer::{ForgetReport, Save, SaveReport};
 
 /// The memory core's operations, whichever backend runs them. The three workflows that need a
@@ -88,6 +89,10 @@ pub trait Core {
     fn save(&mut self, request: &Save<'_>) -> Result<SaveReport>;
     /// Removes a memory and its index lines (R6.4).
     fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport>;
+    /// What the trash holds: background writers' deletions and overwrites, oldest first.
+    fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>>;
+    /// Puts a trashed memory back with its index lines.
+    fn restore(&mut self, target: &Target, id: &str, now_ms: i64) -> Result<Trashed>;
     /// Parses a transcript (R9.2 wire format).
     fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>>;
     /// Starts extraction (R9.2, R9.3): skip, or round 1's model call.

@@ -16,6 +16,7 @@ use memdir_core::recall::RecallResult;
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::target::Target;
+use memdir_core::trash::{self, Trashed};
 use memdir_core::writer::{ForgetReport, Save, SaveReport};
 use memdir_core::{
     dailylog, dream, extract, index, instructions, manifest, paths, prompt, recall, scan, writer,
@@ -102,6 +103,14 @@ impl Core for NativeCore {
 
     fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport> {
         Ok(writer::forget(&*self.fs, target, path)?)
+    }
+
+    fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>> {
+        Ok(trash::list_for(&*self.fs, target)?)
+    }
+
+    fn restore(&mut self, target: &Target, id: &str, now_ms: i64) -> Result<Trashed> {
+        Ok(trash::restore_for(&*self.fs, target, id, now_ms)?)
     }
 
     fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>> {

@@ -192,6 +192,12 @@ fn a_host_failure_during_extraction_rejects_that_operation_and_keeps_the_rest_un
             "---\nname: Role\ndescription: old\ntype: user\n---\nOld.\n",
         )
         .unwrap();
+        // Enough memories that this run's share of deletions and overwrites covers the two.
+        for i in 0..4 {
+            let text =
+                format!("---\nname: Link {i}\ndescription: link {i}\ntype: reference\n---\nhttps://x/{i}\n");
+            std::fs::write(dir.join(format!("reference_link_{i}.md")), text).unwrap();
+        }
         let before = snapshot(&dir);
         let fs = FaultyFs {
             fail_writes_ending: Some("MEMORY.md"),

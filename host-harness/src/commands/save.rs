@@ -182,3 +182,50 @@ pub fn forget(ctx: &Context, args: ForgetArgs, out: &mut dyn Write) -> Outcome {
     }
     Ok(())
 }
+
+/// Arguments of `memdir restore`.
+#[derive(Debug, clap::Args)]
+pub struct RestoreArgs {
+    /// The trashed memory to bring back, by the id the list shows; without one, the trash is
+    /// listed.
+    pub id: Option<String>,
+    #[command(flatten)]
+    pub target: Target,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `memdir restore`: lists the trash, or brings one memory back with its index lines.
+pub fn restore(ctx: &Context, args: RestoreArgs, out: &mut dyn Write) -> Outcome {
+    let (target, _, fs) = args.target.open(ctx)?;
+    let mut core = ctx.core(fs)?;
+    let Some(id) = args.id else {
+        let items = core.trash(&target)?;
+        if args.json {
+            serde_json::to_writer_pretty(&mut *out, &items).map_err(std::io::Error::from)?;
+            writeln!(out)?;
+        } else if items.is_empty() {
+            writeln!(out, "the trash is empty")?;
+        } else {
+            for t in &items {
+                writeln!(
+                    out,
+                    "{}  {}  (trashed {})",
+                    t.id,
+                    t.path,
+                    memdir_core::time::iso_millis(t.trashed_ms)
+                )?;
+            }
+        }
+        return Ok(());
+    };
+    let restored = core.restore(&target, &id, ctx.now_ms())?;
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &restored).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "restored {} (and its MEMORY.md line)", restored.path)?;
+    }
+    Ok(())
+}
