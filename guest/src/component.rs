@@ -460,17 +460,19 @@ impl ex::writer::Guest for Component {
         let target = core_target(request.target);
         let save = writer::Save {
             target: &target,
-            memory_type: core_type(request.memory_type),
-            name: &request.name,
-            description: &request.description,
-            topic: request.topic.as_deref(),
-            body: &request.body,
-            now_ms: request.now_ms,
-            utc_offset_minutes: request.utc_offset_minutes,
-            scope: request.scope.map(|s| match s {
-                ex::writer::MemoryScope::Private => writer::Scope::Private,
-                ex::writer::MemoryScope::Team => writer::Scope::Team,
-            }),
+            memory: writer::Memory {
+                memory_type: core_type(request.memory_type),
+                name: &request.name,
+                description: &request.description,
+                topic: request.topic.as_deref(),
+                body: &request.body,
+                now_ms: request.now_ms,
+                utc_offset_minutes: request.utc_offset_minutes,
+                scope: request.scope.map(|s| match s {
+                    ex::writer::MemoryScope::Private => writer::Scope::Private,
+                    ex::writer::MemoryScope::Team => writer::Scope::Team,
+                }),
+            },
         };
         let report = writer::save(&HostFs, &save).map_err(wit_error)?;
         Ok(ex::writer::SaveReport {

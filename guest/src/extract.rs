@@ -633,8 +633,7 @@ fn apply_one(
                 .strip_suffix(".md")
                 .and_then(|stem| stem.strip_prefix(&format!("{memory_type}_")))
                 .ok_or_else(|| format!("the file must be named {memory_type}_<topic>.md"))?;
-            let request = writer::SaveRequest {
-                memory_dir: input.memory_dir,
+            let memory = writer::Memory {
                 memory_type,
                 name: text("name")?,
                 description: text("description")?,
@@ -643,12 +642,11 @@ fn apply_one(
                 now_ms: input.now_ms,
                 utc_offset_minutes: input.utc_offset_minutes,
                 scope: Some(writer::Scope::Private),
-                team_memory: false,
             };
             if exists {
                 keep_in_trash(fs, input, &rel)?;
             }
-            writer::save_in(fs, &request).map(|_| ()).map_err(|e| e.to_string())
+            writer::save_in(fs, input.memory_dir, false, &memory).map(|_| ()).map_err(|e| e.to_string())
         }
         other => Err(format!("unknown op {other:?}: use create, update or delete")),
     }

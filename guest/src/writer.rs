@@ -28,64 +28,15 @@ pub const MAX_INDEX_LINE_CHARS: usize = 150;
 pub struct Save<'a> {
     /// Whose memory.
     pub target: &'a Target,
-    /// The content type.
-    pub memory_type: MemoryType,
-    /// A short title.
-    pub name: &'a str,
-    /// One sentence saying when the memory is relevant.
-    pub description: &'a str,
-    /// The topic part of `{type}_{topic}.md`; derived from the name when `None`.
-    pub topic: Option<&'a str>,
-    /// The memory itself.
-    pub body: &'a str,
-    /// "Now", ms since the epoch.
-    pub now_ms: i64,
-    /// The user's UTC offset in minutes.
-    pub utc_offset_minutes: i32,
-    /// Private or team memory; `None` routes by type when team memory is on (R10.1).
-    pub scope: Option<Scope>,
+    /// The memory.
+    #[serde(flatten)]
+    pub memory: Memory<'a>,
 }
 
-/// Saves a memory in `req.target`'s memory directory, with the switches in force there.
-pub fn save(fs: &dyn Fs, req: &Save<'_>) -> Result<SaveReport> {
-    let resolved = req.target.resolve(fs)?;
-    save_in(
-        fs,
-        &SaveRequest {
-            memory_dir: &resolved.memory_dir,
-            memory_type: req.memory_type,
-            name: req.name,
-            description: req.description,
-            topic: req.topic,
-            body: req.body,
-            now_ms: req.now_ms,
-            utc_offset_minutes: req.utc_offset_minutes,
-            scope: req.scope,
-            team_memory: resolved.switches.team_memory,
-        },
-    )
-}
-
-/// Forgets a memory of `target`'s memory directory. A file whose name holds control
-/// characters (which scan never reads) is forgotten by the escaped path scan printed for it.
-pub fn forget(fs: &dyn Fs, target: &Target, path: &str) -> Result<ForgetReport> {
-    let memory_dir = target.resolve(fs)?.memory_dir;
-    if path.contains('\\') {
-        let raw = crate::scan::unescape_controls(path)
-            .ok_or_else(|| invalid(format!("{path:?} is not a memory path: a `\\` escape is malformed")))?;
-        if raw.chars().any(char::is_control) {
-            let report = forget_checked(fs, &memory_dir, checked_relative_path(&raw, true)?)?;
-            return Ok(ForgetReport { path: crate::scan::escape_controls(&report.path), ..report });
-        }
-    }
-    forget_in(fs, &memory_dir, path)
-}
-
-/// A save with the target resolved.
-#[derive(Debug, Clone)]
-pub struct SaveRequest<'a> {
-    /// The memory directory (created when missing).
-    pub memory_dir: &'a str,
+/// A memory to save, wherever it goes.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Memory<'a> {
     /// The content type.
     pub memory_type: MemoryType,
     /// A short title.
@@ -102,8 +53,27 @@ pub struct SaveRequest<'a> {
     pub utc_offset_minutes: i32,
     /// Private or team memory; `None` routes by type when team memory is on (R10.1).
     pub scope: Option<Scope>,
-    /// Team memory is on (R10.1).
-    pub team_memory: bool,
+}
+
+/// Saves a memory in `req.target`'s memory directory, with the switches in force there.
+pub fn save(fs: &dyn Fs, req: &Save<'_>) -> Result<SaveReport> {
+    let resolved = req.target.resolve(fs)?;
+    save_in(fs, &resolved.memory_dir, resolved.switches.team_memory, &req.memory)
+}
+
+/// Forgets a memory of `target`'s memory directory. A file whose name holds control
+/// characters (which scan never reads) is forgotten by the escaped path scan printed for it.
+pub fn forget(fs: &dyn Fs, target: &Target, path: &str) -> Result<ForgetReport> {
+    let memory_dir = target.resolve(fs)?.memory_dir;
+    if path.contains('\\') {
+        let raw = crate::scan::unescape_controls(path)
+            .ok_or_else(|| invalid(format!("{path:?} is not a memory path: a `\\` escape is malformed")))?;
+        if raw.chars().any(char::is_control) {
+            let report = forget_checked(fs, &memory_dir, checked_relative_path(&raw, true)?)?;
+            return Ok(ForgetReport { path: crate::scan::escape_controls(&report.path), ..report });
+        }
+    }
+    forget_in(fs, &memory_dir, path)
 }
 
 /// Where a memory lives when team memory is on (R10.1).
@@ -155,7 +125,8 @@ pub struct ForgetReport {
 }
 
 /// Saves a memory: validates everything, then writes the file and its index line.
-pub fn save_in(fs: &dyn Fs, req: &SaveRequest<'_>) -> Result<SaveReport> {
+/// `team_memory` says whether team memory is on (R10.1).
+pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_>) -> Result<SaveReport> {
     let name = one_line("name", req.name)?;
     let mut description = one_line("description", req.description)?;
     let topic = match req.topic {
@@ -194,7 +165,7 @@ pub fn save_in(fs: &dyn Fs, req: &SaveRequest<'_>) -> Result<SaveReport> {
         }
     }
 
-    let scope = match (req.scope, req.team_memory) {
+    let scope = match (req.scope, team_memory) {
         (Some(Scope::Team), false) => {
             return Err(invalid(
                 "team memory is off: set MEMDIR_TEAM_MEMORY=1 or teamMemoryEnabled, or save privately",
@@ -204,10 +175,10 @@ pub fn save_in(fs: &dyn Fs, req: &SaveRequest<'_>) -> Result<SaveReport> {
         (None, true) => Scope::default_for(req.memory_type),
         (None, false) => Scope::Private,
     };
-    fs.create_dir_all(req.memory_dir)?;
+    fs.create_dir_all(memory_dir)?;
     let dir = match scope {
-        Scope::Private => req.memory_dir.to_string(),
-        Scope::Team => team_dir(fs, req.memory_dir)?,
+        Scope::Private => memory_dir.to_string(),
+        Scope::Team => team_dir(fs, memory_dir)?,
     };
     let path = join(&dir, &file);
     let lock = join(&dir, LOCK_FILE);

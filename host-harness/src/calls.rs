@@ -28,7 +28,7 @@ use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::target::Target;
 use memdir_core::trash::{self, Trashed};
-use memdir_core::writer::{ForgetReport, Save, SaveReport, Scope};
+use memdir_core::writer::{ForgetReport, Memory, Save, SaveReport, Scope};
 use memdir_core::{MemoryType, budget, dailylog, index, instructions, manifest, paths, prompt, scan, writer};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -301,6 +301,21 @@ struct SaveRequest {
     scope: Option<Scope>,
 }
 
+impl SaveRequest {
+    fn memory(&self) -> Memory<'_> {
+        Memory {
+            memory_type: self.memory_type,
+            name: &self.name,
+            description: &self.description,
+            topic: self.topic.as_deref(),
+            body: &self.body,
+            now_ms: self.now_ms,
+            utc_offset_minutes: self.utc_offset_minutes,
+            scope: self.scope,
+        }
+    }
+}
+
 /// Calls an exported function on the native core, arguments and result in the JSON form above.
 /// Fails (with a message) only when the call itself is malformed: an unknown function, or
 /// arguments that do not fit its parameters.
@@ -348,20 +363,7 @@ pub fn call_native(fs: &ConfinedFs, func: &str, args: &[Value]) -> std::result::
         "recall.resume" => wit(recall::resume(fs, &s(0)?, de(func, arg(1))?)),
         "writer.save" => {
             let r: SaveRequest = de(func, arg(0))?;
-            wit(writer::save(
-                fs,
-                &Save {
-                    target: &r.target,
-                    memory_type: r.memory_type,
-                    name: &r.name,
-                    description: &r.description,
-                    topic: r.topic.as_deref(),
-                    body: &r.body,
-                    now_ms: r.now_ms,
-                    utc_offset_minutes: r.utc_offset_minutes,
-                    scope: r.scope,
-                },
-            ))
+            wit(writer::save(fs, &Save { target: &r.target, memory: r.memory() }))
         }
         "writer.forget" => wit(writer::forget(fs, &de(func, arg(0))?, &s(1)?)),
         "writer.trash" => wit(trash::list_for(fs, &de(func, arg(0))?)),

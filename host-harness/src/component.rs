@@ -361,9 +361,10 @@ impl Core for ComponentCore<'_> {
         step.map(core_recall_step).map_err(core_error)
     }
 
-    fn save(&mut self, r: &Save<'_>) -> Result<SaveReport> {
+    fn save(&mut self, save: &Save<'_>) -> Result<SaveReport> {
+        let r = &save.memory;
         let request = ex::writer::SaveRequest {
-            target: wit_target(r.target),
+            target: wit_target(save.target),
             memory_type: wit_type(r.memory_type),
             name: r.name.to_string(),
             description: r.description.to_string(),

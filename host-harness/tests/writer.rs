@@ -9,7 +9,7 @@ use memdir_core::MemoryType;
 use memdir_core::extract::{self, Role};
 use memdir_core::model::{Reply, Step};
 use memdir_core::target::Target;
-use memdir_core::writer::Save;
+use memdir_core::writer::{Memory, Save};
 use memdir_harness::{ComponentRuntime, ConfinedFs, Core, NativeCore};
 use std::path::Path;
 use std::process::{Child, Command};
@@ -138,14 +138,16 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
             let target = target(&dir);
             let request = Save {
                 target: &target,
-                memory_type: MemoryType::User,
-                name,
-                description: "new",
-                topic: Some(topic),
-                body: "New.",
-                now_ms: 0,
-                utc_offset_minutes: 0,
-                scope: None,
+                memory: Memory {
+                    memory_type: MemoryType::User,
+                    name,
+                    description: "new",
+                    topic: Some(topic),
+                    body: "New.",
+                    now_ms: 0,
+                    utc_offset_minutes: 0,
+                    scope: None,
+                },
             };
             let err = core.save(&request).expect_err("the injected failure surfaces");
             assert!(err.to_string().contains("injected"), "{backend}/{fail_name}: {err}");
@@ -160,14 +162,16 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
                 if backend == "native" { Box::new(NativeCore::new(ok)) } else { Box::new(runtime.core(ok)) };
             let request = Save {
                 target: &target,
-                memory_type: MemoryType::User,
-                name: "Role",
-                description: "new",
-                topic: Some("role"),
-                body: "New.",
-                now_ms: 0,
-                utc_offset_minutes: 0,
-                scope: None,
+                memory: Memory {
+                    memory_type: MemoryType::User,
+                    name: "Role",
+                    description: "new",
+                    topic: Some("role"),
+                    body: "New.",
+                    now_ms: 0,
+                    utc_offset_minutes: 0,
+                    scope: None,
+                },
             };
             assert!(!core.save(&request).unwrap().created);
         }

@@ -6,7 +6,7 @@ use crate::cli::{Context, Failure, Outcome, absolute, read_root};
 use memdir_core::MemoryType;
 use memdir_core::scan::INDEX_FILE;
 use memdir_core::target::Target;
-use memdir_core::writer::Save;
+use memdir_core::writer::{Memory, Save};
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
@@ -106,15 +106,17 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let target = Target { cwd: abs.clone(), env: ctx.env().to_vec(), memory_dir: Some(abs.clone()) };
     let saved = writer.save(&Save {
         target: &target,
-        memory_type: MemoryType::Feedback,
-        name: "Migrations in their own PR",
-        description: "Schema migrations ship in a PR of their own, reviewed by the DBA on call",
-        topic: Some("migrations"),
-        body: "Put schema migrations in their own PR.\nWhy: a migration mixed into a feature PR was \
-               rolled back with it last month.\nHow to apply: any change under db/migrations/.",
-        now_ms: ctx.now_ms(),
-        utc_offset_minutes: 0,
-        scope: None,
+        memory: Memory {
+            memory_type: MemoryType::Feedback,
+            name: "Migrations in their own PR",
+            description: "Schema migrations ship in a PR of their own, reviewed by the DBA on call",
+            topic: Some("migrations"),
+            body: "Put schema migrations in their own PR.\nWhy: a migration mixed into a feature PR was \
+                   rolled back with it last month.\nHow to apply: any change under db/migrations/.",
+            now_ms: ctx.now_ms(),
+            utc_offset_minutes: 0,
+            scope: None,
+        },
     })?;
     writeln!(out, "== Saved {} (R9.1); MEMORY.md now ends with ==", saved.path)?;
     let index = writer.load_index(&format!("{abs}/{INDEX_FILE}"))?;

@@ -4,7 +4,7 @@ use super::instructions::whole_tree;
 use crate::ConfinedFs;
 use crate::cli::{Context, Failure, Outcome, absolute};
 use memdir_core::MemoryType;
-use memdir_core::writer::{Save, Scope};
+use memdir_core::writer::{Memory, Save, Scope};
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -136,17 +136,19 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
     let utc_offset = ctx.utc_offset(args.utc_offset);
     let request = Save {
         target: &target,
-        memory_type: args.memory_type,
-        name: &args.name,
-        description: &args.description,
-        topic: args.topic.as_deref(),
-        body: &body,
-        now_ms: ctx.now_ms(),
-        utc_offset_minutes: utc_offset,
-        scope: args.scope.map(|s| match s {
-            ScopeArg::Private => Scope::Private,
-            ScopeArg::Team => Scope::Team,
-        }),
+        memory: Memory {
+            memory_type: args.memory_type,
+            name: &args.name,
+            description: &args.description,
+            topic: args.topic.as_deref(),
+            body: &body,
+            now_ms: ctx.now_ms(),
+            utc_offset_minutes: utc_offset,
+            scope: args.scope.map(|s| match s {
+                ScopeArg::Private => Scope::Private,
+                ScopeArg::Team => Scope::Team,
+            }),
+        },
     };
     let report = ctx.core(fs)?.save(&request)?;
     if args.json {

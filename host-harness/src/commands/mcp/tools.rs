@@ -7,7 +7,7 @@ use crate::cli::commands::recall::{Query, recall};
 use crate::cli::{Failure, read_root};
 use memdir_core::prompt::Options;
 use memdir_core::scan::INDEX_FILE;
-use memdir_core::writer::{Save, Scope};
+use memdir_core::writer::{self, Save, Scope};
 use memdir_core::{Fs, MemoryType};
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::common::schema_for_input;
@@ -386,17 +386,19 @@ fn save(memory: &Memory, args: SaveArgs) -> Result<String, Failure> {
     };
     let request = Save {
         target: &target,
-        memory_type,
-        name: &args.name,
-        description: &args.description,
-        topic: args.topic.as_deref(),
-        body: &args.body,
-        now_ms: ctx.now_ms(),
-        utc_offset_minutes: ctx.utc_offset(None),
-        scope: args.scope.map(|s| match s {
-            ScopeArg::Private => Scope::Private,
-            ScopeArg::Team => Scope::Team,
-        }),
+        memory: writer::Memory {
+            memory_type,
+            name: &args.name,
+            description: &args.description,
+            topic: args.topic.as_deref(),
+            body: &args.body,
+            now_ms: ctx.now_ms(),
+            utc_offset_minutes: ctx.utc_offset(None),
+            scope: args.scope.map(|s| match s {
+                ScopeArg::Private => Scope::Private,
+                ScopeArg::Team => Scope::Team,
+            }),
+        },
     };
     let report = ctx.core(fs)?.save(&request)?;
     let mut text = format!(
