@@ -5,8 +5,8 @@ use crate::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
 use crate::model::{ModelCall, Reply, Step};
 use crate::target::Target;
 use crate::{
-    budget, dailylog, dream, extract, freshness, index, instructions, manifest, model, paths, prompt, recall,
-    scan, switches, trash, writer,
+    approval, budget, dailylog, dream, extract, freshness, index, instructions, manifest, model, paths,
+    prompt, recall, scan, switches, trash, writer,
 };
 
 wit_bindgen::generate!({
@@ -333,6 +333,10 @@ impl ex::instructions::Guest for Component {
 
     fn guidance(memory_dir: String, index_step: bool) -> String {
         prompt::guidance(&memory_dir, index_step)
+    }
+
+    fn approve_external(cwd: String, env: Vec<(String, String)>) -> Result<String, wit::Error> {
+        approval::approve(&HostFs, &cwd, &env).map_err(wit_error)
     }
 
     fn status(cwd: String, env: Vec<(String, String)>) -> Result<ex::instructions::MemoryStatus, wit::Error> {

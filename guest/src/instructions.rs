@@ -1,6 +1,7 @@
 //! Instruction files (R3): who wrote a file and where it lives, loaded in the order the model
 //! should read them, each capped, with `@path` imports expanded and conditional rules applied.
 
+use crate::approval;
 use crate::error::Result;
 use crate::fs::{EntryKind, Fs, FsError, is_within, join, parent, resolve};
 use crate::paths::{self, MemoryLocation};
@@ -142,6 +143,7 @@ pub fn load(fs: &dyn Fs, req: &Request<'_>) -> Result<Loaded> {
         fs,
         home: paths::home(req.env),
         touching: &touching,
+        external_approved: approval::approved(fs, req.env, &location.project_root),
         project_root: location.work_tree.clone(),
         files: Vec::new(),
         seen: BTreeSet::new(),
@@ -213,6 +215,8 @@ struct Loader<'a> {
     fs: &'a dyn Fs,
     home: Option<String>,
     touching: &'a [String],
+    /// The user approved imports from outside the project (R3.4).
+    external_approved: bool,
     project_root: String,
     files: Vec<InstructionFile>,
     /// Canonical paths already loaded: nothing is loaded twice.
@@ -306,6 +310,16 @@ impl Loader<'_> {
                 let cycle: Vec<&str> =
                     chain[start..].iter().map(String::as_str).chain([k.as_str()]).collect();
                 diagnostics.push(format!("import cycle not followed: {}", cycle.join(" → ")));
+                continue;
+            }
+            // Outside the project (`~/`, absolute, `../` leading out), only once approved:
+            // a cloned repository must not pull `~/.ssh/id_rsa` into a prompt.
+            let real = target_key.clone().unwrap_or_else(|| target.clone());
+            if !self.external_approved && !is_within(&real, &self.project_root) {
+                diagnostics.push(format!(
+                    "@{reference}: outside the project; not loaded until you approve imports from outside it \
+                     (memdir instructions --approve-external)"
+                ));
                 continue;
             }
             if chain.len() > MAX_IMPORT_DEPTH {

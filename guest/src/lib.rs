@@ -25,6 +25,7 @@
 //! );
 //! ```
 
+pub mod approval;
 pub mod budget;
 pub mod dailylog;
 pub mod dates;

@@ -193,6 +193,11 @@ impl Core for Recording<'_> {
         r
     }
 
+    fn approve_external(&mut self, cwd: &str, env: &[(String, String)]) -> Result<String> {
+        let r = self.inner.approve_external(cwd, env);
+        self.result("instructions.approve-external", vec![json!(cwd), json!(env)], r)
+    }
+
     fn recall_start(&mut self, input: &recall::Input) -> Result<Step<RecallResult>> {
         let r = self.inner.recall_start(input);
         self.result("recall.start", vec![json!(input)], r)
@@ -358,6 +363,7 @@ pub fn call_native(fs: &ConfinedFs, func: &str, args: &[Value]) -> std::result::
             }
         }
         "instructions.guidance" => json!(prompt::guidance(&s(0)?, de(func, arg(1))?)),
+        "instructions.approve-external" => wit(memdir_core::approval::approve(fs, &s(0)?, &env(1)?)),
         "instructions.status" => wit(instructions::status(fs, &s(0)?, &env(1)?).map(|st| status_json(&st))),
         "recall.start" => wit(recall::start(fs, &de(func, arg(0))?)),
         "recall.resume" => wit(recall::resume(fs, &s(0)?, de(func, arg(1))?)),

@@ -309,6 +309,14 @@ impl Core for ComponentCore<'_> {
         text.map_err(core_error)
     }
 
+    fn approve_external(&mut self, cwd: &str, env: &[(String, String)]) -> Result<String> {
+        let env = env.to_vec();
+        let file = self.call("instructions.approve-external", |b, s| {
+            b.memdir_memory_instructions().call_approve_external(s, cwd, &env)
+        })?;
+        file.map_err(core_error)
+    }
+
     fn status(&mut self, cwd: &str, env: &[(String, String)]) -> Result<(Switches, MemoryLocation)> {
         let env = env.to_vec();
         let status = self

@@ -79,6 +79,8 @@ pub trait Core {
     fn load_instructions(&mut self, request: &Request<'_>) -> Result<Loaded>;
     /// The memory part of a system prompt (R12.1).
     fn prompt(&mut self, request: &Request<'_>, options: Options) -> Result<String>;
+    /// Approves imports from outside the project of `cwd` in `~/.claude.json`; returns the file.
+    fn approve_external(&mut self, cwd: &str, env: &[(String, String)]) -> Result<String>;
     /// The switches and the memory location of a working directory (R4).
     fn status(&mut self, cwd: &str, env: &[(String, String)]) -> Result<(Switches, MemoryLocation)>;
     /// Starts a recall turn (R7): skip, offline ranking, or a model call.

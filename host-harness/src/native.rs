@@ -85,6 +85,10 @@ impl Core for NativeCore {
         Ok(prompt::render(&instructions::load(&*self.fs, request)?, options))
     }
 
+    fn approve_external(&mut self, cwd: &str, env: &[(String, String)]) -> Result<String> {
+        Ok(memdir_core::approval::approve(&*self.fs, cwd, env)?)
+    }
+
     fn status(&mut self, cwd: &str, env: &[(String, String)]) -> Result<(Switches, MemoryLocation)> {
         Ok(instructions::status(&*self.fs, cwd, env)?)
     }

@@ -158,6 +158,19 @@ test("every tool, in the order an agent uses them, against a real memory directo
     assert.match(instructions, /make check/);
     assert.ok(instructions.includes(path.join(w.project, "CLAUDE.md")));
 
+    // An import from outside the project stays out until the user approves it (R3.4, issue 12).
+    fs.mkdirSync(path.join(w.home, ".ssh"));
+    fs.writeFileSync(path.join(w.home, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRETBYTES\n");
+    fs.appendFileSync(path.join(w.project, "CLAUDE.md"), "@~/.ssh/id_rsa\n");
+    const guarded = text(await client.callTool({ name: "memory_instructions", arguments: {} }));
+    assert.doesNotMatch(guarded, /SECRETBYTES/);
+    assert.match(guarded, /@~\/\.ssh\/id_rsa: outside the project; not loaded/);
+    const approved = text(await client.callTool({ name: "memory_instructions", arguments: { approve_external: true } }));
+    assert.match(approved, /now approved/);
+    assert.match(approved, /SECRETBYTES/);
+    const state = JSON.parse(fs.readFileSync(path.join(w.home, ".claude.json"), "utf8"));
+    assert.equal(state.projects[fs.realpathSync(w.project)].hasClaudeMdExternalIncludesApproved, true);
+
     const refused = text(await client.callTool({ name: "memory_log", arguments: { text: "tried the cache" } }));
     assert.match(refused, /daily-log mode is off/);
 

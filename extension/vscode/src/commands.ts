@@ -82,6 +82,16 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
       );
       view.refresh();
     }),
+    command("memdir.approveExternalImports", async () => {
+      const choice = await vscode.window.showWarningMessage(
+        "Let this project's CLAUDE.md files import files from outside it (like ~/… or ../…)? A cloned repository can name any file this way, and what it imports reaches the model.",
+        { modal: true },
+        "Approve",
+      );
+      if (choice !== "Approve") return;
+      const file = workspace.approveExternalImports();
+      vscode.window.showInformationMessage(`memdir: imports from outside this project are approved (${file}).`);
+    }),
     command("memdir.status", async () => {
       const status = workspace.status();
       const { switches, location } = status;

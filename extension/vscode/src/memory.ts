@@ -107,6 +107,17 @@ export class Workspace {
     return { text: loaded.text, warning: loaded.warning, file };
   }
 
+  /**
+   * Approves `@imports` that lead outside this project (R3.4), as the terminal agent records it
+   * in ~/.claude.json; until then the core leaves them out. Returns the file written.
+   */
+  approveExternalImports(): string {
+    const env = coreEnv();
+    const grant = readEverything();
+    for (const [name, value] of env) if (name === "HOME" || name === "CLAUDE_CONFIG_DIR") grant.grantWrite(value);
+    return this.core.approveExternal(grant, this.cwd(), env);
+  }
+
   /** The memory part of the system prompt: instructions, guidance, MEMORY.md (R12.1). */
   prompt(ignoreMemory = false): string {
     const request = { cwd: this.cwd(), env: coreEnv(), touching: [], addDirs: [] };

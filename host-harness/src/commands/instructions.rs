@@ -15,6 +15,10 @@ pub struct Args {
     /// Print a JSON array instead of the text the model sees.
     #[arg(long)]
     pub json: bool,
+    /// Approve imports from outside this project (`@~/…`, absolute, `@../` leading out) first,
+    /// in `~/.claude.json` as the terminal agent does; then list.
+    #[arg(long)]
+    pub approve_external: bool,
 }
 
 /// What to load, shared with `memdir prompt`.
@@ -86,6 +90,16 @@ struct Json<'a> {
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     let resolved = args.load.resolve()?;
+    if args.approve_external {
+        // The core picks the file (`$CLAUDE_CONFIG_DIR/.claude.json`, else `~/.claude.json`);
+        // the grant covers both places it may be.
+        let mut fs = whole_tree()?;
+        for dir in ["CLAUDE_CONFIG_DIR", "HOME"].iter().filter_map(|v| ctx.var(v)) {
+            fs = fs.grant_write(dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
+        }
+        let file = ctx.core(fs)?.approve_external(resolved.request(ctx.env()).cwd, ctx.env())?;
+        writeln!(err, "memdir: imports from outside this project are approved ({file})")?;
+    }
     let loaded = ctx.core(whole_tree()?)?.load_instructions(&resolved.request(ctx.env()))?;
     warn(&loaded, err)?;
     if args.json {

@@ -240,6 +240,11 @@ export class MemoryCore {
     return this.call("instructions.status", grant, (r) => r.instructions.status(cwd, env));
   }
 
+  /** Approves imports from outside the project of `cwd` in ~/.claude.json; returns the file. */
+  approveExternal(grant: ConfinedFs, cwd: string, env: Env): string {
+    return this.call("instructions.approve-external", grant, (r) => r.instructions.approveExternal(cwd, env));
+  }
+
   instructions(grant: ConfinedFs, request: LoadRequest): Loaded {
     return this.call("instructions.load", grant, (r) => r.instructions.load(request));
   }

@@ -140,6 +140,11 @@ pub struct InstructionsArgs {
     /// Files the work touches, relative to the project: rules whose `paths:` match them apply.
     #[serde(default)]
     pub touching: Vec<String>,
+    /// Only when the user has explicitly asked for it: approve `@imports` that lead outside this
+    /// project (`@~/…`, absolute paths, `@../`), recorded in ~/.claude.json as the terminal agent
+    /// does. Until then they are listed as not loaded.
+    #[serde(default)]
+    pub approve_external: bool,
 }
 
 fn tool<T: JsonSchema + 'static>(name: &'static str, title: &str, description: &'static str) -> Tool {
@@ -206,9 +211,11 @@ pub fn list() -> Vec<Tool> {
             INSTRUCTIONS_TOOL,
             "Show the instruction files",
             "Returns the project's instruction files (CLAUDE.md and rules, from the managed and \
-             user ones down to the project's) in load order, as a prompt would contain them.",
+             user ones down to the project's) in load order, as a prompt would contain them. \
+             Imports from outside the project load only once the user approves them \
+             (`approve_external`, which only the user may ask for).",
         )
-        .with_annotations(read_only),
+        .with_annotations(writes(false)),
     ]
 }
 
@@ -452,6 +459,16 @@ fn log(memory: &Memory, args: LogArgs) -> Result<String, Failure> {
 }
 
 fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<String, Failure> {
+    let mut approved = String::new();
+    if args.approve_external {
+        // The core picks the file; the grant covers both places it may be.
+        let mut fs = whole_tree()?;
+        for dir in ["CLAUDE_CONFIG_DIR", "HOME"].iter().filter_map(|v| memory.ctx.var(v)) {
+            fs = fs.grant_write(dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
+        }
+        let file = memory.ctx.core(fs)?.approve_external(&memory.cwd, memory.ctx.env())?;
+        approved = format!("Imports from outside this project are now approved ({file}).\n\n");
+    }
     let cwd = std::path::Path::new(&memory.cwd);
     let touching: Vec<String> =
         args.touching.iter().map(|t| crate::cli::absolute(&cwd.join(t))).collect::<Result<_, _>>()?;
@@ -463,9 +480,15 @@ fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<String, Failu
     };
     let loaded = memory.ctx.core(whole_tree()?)?.load_instructions(&request)?;
     if loaded.files.is_empty() {
-        return Ok("No instruction files apply here.".into());
+        return Ok(format!("{approved}No instruction files apply here."));
     }
-    Ok(loaded.files.iter().map(memdir_core::prompt::render_file).collect())
+    let not_loaded: String = loaded
+        .files
+        .iter()
+        .flat_map(|f| f.diagnostics.iter().map(move |d| format!("note: {}: {d}\n", f.path)))
+        .collect();
+    let files: String = loaded.files.iter().map(memdir_core::prompt::render_file).collect();
+    Ok(format!("{approved}{files}{not_loaded}"))
 }
 
 /// The memory part of the system prompt, with the MEMORY.md step.
