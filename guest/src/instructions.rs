@@ -11,10 +11,12 @@ use std::collections::BTreeSet;
 
 /// Characters of one instruction file loaded into the prompt (R3.4).
 pub const MAX_CHARS: usize = 40_000;
-/// Bytes read of one file: enough for [`MAX_CHARS`] characters of four bytes each.
-const MAX_READ_BYTES: u32 = 4 * MAX_CHARS as u32 + 4;
-/// Import hops followed from a top-level file (R3.4).
-pub const MAX_IMPORT_DEPTH: usize = 5;
+/// Bytes read of one file at most: a safety bound far above any real instruction file (the
+/// agent loads a 303,000-character CLAUDE.md whole, and so does memdir). Past it the file is
+/// cut, visibly.
+const MAX_READ_BYTES: u32 = 8 * 1024 * 1024;
+/// Levels of imports below a top-level file (R3.4, revised): CLAUDE.md plus four.
+pub const MAX_IMPORT_DEPTH: usize = 4;
 /// The managed (organisation policy) directory on Linux.
 pub const DEFAULT_MANAGED_DIR: &str = "/etc/claude-code";
 
@@ -294,7 +296,7 @@ impl Loader<'_> {
             truncated,
             imports: Vec::new(),
             imported_by: imported_by.map(str::to_string),
-            diagnostics: Vec::new(),
+            diagnostics: large(chars).into_iter().collect(),
         });
         chain.push(key);
         let dir = parent(path).unwrap_or("/").to_string();
@@ -464,21 +466,25 @@ fn relative_to(path: &str, base: &str) -> Option<String> {
     path.strip_prefix(base)?.strip_prefix('/').map(str::to_string)
 }
 
-/// Caps text at [`MAX_CHARS`] characters with a visible marker: (content, chars, truncated).
+/// A file's text as loaded: whole (R3.4, revised), with the visible marker only when the read
+/// itself stopped at [`MAX_READ_BYTES`]: (content, chars, truncated).
 fn cap(raw: &str, read_cut: bool) -> (String, usize, bool) {
-    match raw.char_indices().nth(MAX_CHARS) {
-        Some((at, _)) => (format!("{}{}", &raw[..at], cut_marker()), MAX_CHARS, true),
-        None if read_cut => (format!("{raw}{}", cut_marker()), raw.chars().count(), true),
-        None => (raw.to_string(), raw.chars().count(), false),
-    }
+    let chars = raw.chars().count();
+    if read_cut { (format!("{raw}{}", cut_marker()), chars, true) } else { (raw.to_string(), chars, false) }
 }
 
 fn cut_marker() -> String {
     format!(
-        "\n\n[memdir: this file is longer than {} characters; the rest was cut. Keep instruction \
-         files short, or split them with @imports.]",
-        "40,000"
+        "\n\n[memdir: this file is longer than {} MiB; the rest was not read. Split it into .claude/rules/.]",
+        MAX_READ_BYTES / (1024 * 1024)
     )
+}
+
+/// The diagnostic for a file above [`MAX_CHARS`] characters: loaded whole, but large.
+fn large(chars: usize) -> Option<String> {
+    (chars > MAX_CHARS).then(|| {
+        format!("large instruction file: {chars} characters; consider splitting into .claude/rules/")
+    })
 }
 
 /// True when a reference is unmistakably a path (so a missing file is worth reporting).
@@ -487,9 +493,10 @@ fn explicit_path(reference: &str) -> bool {
 }
 
 /// The `@path` references in a text, outside fenced code blocks and inline code spans. A
-/// reference starts a word (`ana@example.com` is an address), and is a path: it starts with
-/// `./`, `../`, `~/` or `/`, or its last segment has an extension — so `@scope/package` and
-/// `@mention` are not imports.
+/// reference starts a word (`ana@example.com` is an address) and is made of path characters.
+/// An explicit path (`./`, `../`, `~/`, `/`) that is missing is reported; any other reference
+/// (`@docs/style.md`, `@scope/package`, `@maria`) loads when such a file exists (R3.4, revised)
+/// and is otherwise taken for prose.
 pub fn import_references(text: &str) -> Vec<String> {
     let mut refs = Vec::new();
     let mut fence: Option<&str> = None;
@@ -517,24 +524,16 @@ pub fn import_references(text: &str) -> Vec<String> {
                 let Some(reference) = word.strip_prefix('@') else { continue };
                 let reference =
                     reference.trim_end_matches([',', ';', ':', ')', ']', '}', '"', '\'', '!', '?']);
-                let reference = reference.strip_suffix('.').filter(|r| has_extension(r)).unwrap_or(reference);
-                if explicit_path(reference) || has_extension(reference) {
+                // A sentence's full stop is not part of the name.
+                let reference = reference.strip_suffix('.').unwrap_or(reference);
+                let path_like = |c: char| c.is_alphanumeric() || "._~/-+@".contains(c);
+                if !reference.is_empty() && reference.chars().all(path_like) {
                     refs.push(reference.to_string());
                 }
             }
         }
     }
     refs
-}
-
-fn has_extension(reference: &str) -> bool {
-    let last = reference.rsplit('/').next().unwrap_or(reference);
-    match last.rsplit_once('.') {
-        Some((stem, ext)) => {
-            !stem.is_empty() && !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())
-        }
-        None => false,
-    }
 }
 
 #[cfg(test)]
@@ -548,17 +547,23 @@ mod tests {
                     Inline `@not/this.md` code.\n\
                     ```\n@fenced.md\n```\n\
                     Home: @~/notes/x.md, abs @/etc/x.md)\n";
-        assert_eq!(import_references(text), ["docs/style.md", "./local.md", "~/notes/x.md", "/etc/x.md"]);
+        assert_eq!(
+            import_references(text),
+            ["docs/style.md", "./local.md", "scope/package", "maria", "~/notes/x.md", "/etc/x.md"]
+        );
     }
 
     #[test]
-    fn the_cap_cuts_on_characters_and_marks_the_cut() {
+    fn long_files_load_whole_with_a_diagnostic() {
         let long = "é".repeat(MAX_CHARS + 10);
         let (content, chars, truncated) = cap(&long, false);
-        assert!(truncated);
-        assert_eq!(chars, MAX_CHARS);
-        assert!(content.starts_with(&"é".repeat(MAX_CHARS)));
-        assert!(content.ends_with("@imports.]"));
+        assert!(!truncated);
+        assert_eq!((content.as_str(), chars), (long.as_str(), MAX_CHARS + 10));
+        assert_eq!(
+            large(chars).as_deref(),
+            Some("large instruction file: 40010 characters; consider splitting into .claude/rules/")
+        );
+        assert_eq!(large(MAX_CHARS), None);
         assert_eq!(cap("short", false), ("short".into(), 5, false));
     }
 }
