@@ -22,8 +22,8 @@ pub const SESSION_BYTES: u32 = 60 * 1024;
 pub struct Limits {
     /// Lines of MEMORY.md kept.
     pub index_lines: u32,
-    /// Bytes of MEMORY.md kept.
-    pub index_bytes: u32,
+    /// Characters of MEMORY.md kept, in UTF-16 code units.
+    pub index_chars: u32,
     /// Files scanned.
     pub scan_files: u32,
     /// Lines read per scanned file.
@@ -45,7 +45,7 @@ pub struct Limits {
 /// The limits in force.
 pub const LIMITS: Limits = Limits {
     index_lines: crate::index::MAX_LINES as u32,
-    index_bytes: crate::index::MAX_BYTES as u32,
+    index_chars: crate::index::MAX_CHARS as u32,
     scan_files: crate::scan::MAX_FILES as u32,
     scan_lines: crate::scan::HEAD_LINES,
     select_count: SELECT_COUNT,

@@ -174,11 +174,12 @@ fn wit_index(i: index::LoadedIndex) -> ex::index::LoadedIndex {
         text: i.text,
         truncated: i.truncated.map(|t| match t {
             index::Truncation::Lines => ex::index::Truncation::Lines,
-            index::Truncation::Bytes => ex::index::Truncation::Bytes,
-            index::Truncation::LinesAndBytes => ex::index::Truncation::LinesAndBytes,
+            index::Truncation::Size => ex::index::Truncation::Size,
+            index::Truncation::LinesAndSize => ex::index::Truncation::LinesAndSize,
         }),
         lines: saturate(i.lines),
         bytes: saturate(i.bytes),
+        chars: saturate(i.chars),
         dropped_entries: saturate(i.dropped_entries),
         warning: i.warning,
         diagnostics: i.diagnostics,
@@ -353,7 +354,7 @@ impl ex::budget::Guest for Component {
         let l = budget::LIMITS;
         ex::budget::BudgetLimits {
             index_lines: l.index_lines,
-            index_bytes: l.index_bytes,
+            index_chars: l.index_chars,
             scan_files: l.scan_files,
             scan_lines: l.scan_lines,
             select_count: l.select_count,

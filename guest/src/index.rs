@@ -1,5 +1,6 @@
-//! MEMORY.md as the model sees it (R6.2, R6.3): the first 200 lines, then at most 25,000
-//! bytes cut at a newline, then a warning that says what was cut and how to fix it.
+//! MEMORY.md as the model sees it (R6.2, R6.3, revised): the first 200 lines, then at most
+//! 25,000 characters counted as the terminal agent counts them (UTF-16 code units, JavaScript's
+//! string length) cut at a newline, then a warning that says what was cut and how to fix it.
 
 use crate::error::Result;
 use crate::fs::Fs;
@@ -7,8 +8,8 @@ use crate::text;
 
 /// Lines of the index kept for the prompt.
 pub const MAX_LINES: usize = 200;
-/// Bytes of the index kept for the prompt.
-pub const MAX_BYTES: usize = 25_000;
+/// Characters of the index kept for the prompt, in UTF-16 code units.
+pub const MAX_CHARS: usize = 25_000;
 /// An index larger than this is refused rather than read into memory.
 pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
@@ -18,19 +19,19 @@ pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 pub enum Truncation {
     /// Only the line cut.
     Lines,
-    /// Only the byte cut.
-    Bytes,
-    /// The line cut, then the byte cut.
-    LinesAndBytes,
+    /// Only the size cut.
+    Size,
+    /// The line cut, then the size cut.
+    LinesAndSize,
 }
 
 impl Truncation {
-    /// The name used in JSON output: `lines`, `bytes` or `lines+bytes`.
+    /// The name used in JSON output: `lines`, `size` or `lines+size`.
     pub fn as_str(self) -> &'static str {
         match self {
             Truncation::Lines => "lines",
-            Truncation::Bytes => "bytes",
-            Truncation::LinesAndBytes => "lines+bytes",
+            Truncation::Size => "size",
+            Truncation::LinesAndSize => "lines+size",
         }
     }
 }
@@ -47,6 +48,8 @@ pub struct LoadedIndex {
     pub lines: usize,
     /// Bytes in the original.
     pub bytes: usize,
+    /// Characters in the original, in UTF-16 code units.
+    pub chars: usize,
     /// List entries not kept whole.
     pub dropped_entries: usize,
     /// The warning, when anything was cut.
@@ -69,25 +72,28 @@ pub fn load(fs: &dyn Fs, path: &str) -> Result<LoadedIndex> {
 pub fn truncate(content: &str) -> LoadedIndex {
     let lines = count_lines(content);
     let bytes = content.len();
+    let chars = utf16_len(content);
     let trimmed = content.trim();
     let line_cut = count_lines(trimmed) > MAX_LINES;
     let mut kept: &str = if line_cut { first_lines(trimmed, MAX_LINES) } else { trimmed };
-    let byte_cut = kept.len() > MAX_BYTES;
+    let size_cut = utf16_len(kept) > MAX_CHARS;
     let mut cut_mid_line = false;
-    if byte_cut {
-        match kept.as_bytes()[..=MAX_BYTES].iter().rposition(|&b| b == b'\n') {
+    if size_cut {
+        // The longest prefix within the limit, then back to its last newline.
+        let end = prefix_within(kept, MAX_CHARS);
+        match kept[..end].rfind('\n') {
             Some(at) if at > 0 => kept = &kept[..at],
             _ => {
-                kept = &kept[..kept.floor_char_boundary(MAX_BYTES)];
+                kept = &kept[..end];
                 cut_mid_line = true;
             }
         }
     }
-    let truncated = match (line_cut, byte_cut) {
+    let truncated = match (line_cut, size_cut) {
         (false, false) => None,
         (true, false) => Some(Truncation::Lines),
-        (false, true) => Some(Truncation::Bytes),
-        (true, true) => Some(Truncation::LinesAndBytes),
+        (false, true) => Some(Truncation::Size),
+        (true, true) => Some(Truncation::LinesAndSize),
     };
     let Some(truncated) = truncated else {
         return LoadedIndex {
@@ -95,6 +101,7 @@ pub fn truncate(content: &str) -> LoadedIndex {
             truncated: None,
             lines,
             bytes,
+            chars,
             dropped_entries: 0,
             warning: None,
             diagnostics: Vec::new(),
@@ -102,16 +109,35 @@ pub fn truncate(content: &str) -> LoadedIndex {
     };
     let whole_lines = if cut_mid_line { &kept[..kept.rfind('\n').unwrap_or(0)] } else { kept };
     let dropped_entries = count_entries(trimmed) - count_entries(whole_lines);
-    let warning = warning(truncated, lines, bytes, dropped_entries);
+    let kept_lines = count_lines(whole_lines);
+    let warning = warning(lines, chars, kept_lines, dropped_entries);
     LoadedIndex {
         text: format!("{kept}\n\n{warning}"),
         truncated: Some(truncated),
         lines,
         bytes,
+        chars,
         dropped_entries,
         warning: Some(warning),
         diagnostics: Vec::new(),
     }
+}
+
+/// Length as JavaScript counts it: UTF-16 code units.
+pub fn utf16_len(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
+/// The byte length of the longest prefix of `text` within `max` UTF-16 code units.
+fn prefix_within(text: &str, max: usize) -> usize {
+    let mut units = 0;
+    for (at, c) in text.char_indices() {
+        units += c.len_utf16();
+        if units > max {
+            return at;
+        }
+    }
+    text.len()
 }
 
 /// Lines as an editor counts them: a final newline does not start another line.
@@ -140,22 +166,21 @@ fn count_entries(text: &str) -> usize {
         .count()
 }
 
-fn warning(truncated: Truncation, lines: usize, bytes: usize, dropped: usize) -> String {
-    let size = match truncated {
-        Truncation::Lines => format!("{} lines (limit {MAX_LINES})", group(lines)),
-        Truncation::Bytes => format!("{} bytes (limit {})", group(bytes), group(MAX_BYTES)),
-        Truncation::LinesAndBytes => format!(
-            "{} lines (limit {MAX_LINES}) and {} bytes (limit {})",
-            group(lines),
-            group(bytes),
-            group(MAX_BYTES)
-        ),
-    };
+/// What the model is told when the index was cut (R6.3, revised): the size, how many lines
+/// were cut from which line, the entries lost, and how to fix it.
+fn warning(lines: usize, chars: usize, kept_lines: usize, dropped: usize) -> String {
+    let cut = lines.saturating_sub(kept_lines);
     let entries = if dropped == 1 { "entry" } else { "entries" };
     format!(
-        "> WARNING: MEMORY.md is {size}, so only part of it was loaded; {dropped} index {entries} \
-         did not fit. Keep each entry to one line under ~150 characters and move details into \
-         the topic files."
+        "> WARNING: MEMORY.md is {} lines and {} characters (limits: {MAX_LINES} lines, {} characters), so \
+         only part of it was loaded: {} line{} cut, starting at line {}, and {dropped} index {entries} with \
+         them. Keep each entry to one line under ~200 characters and move details into the topic files.",
+        group(lines),
+        group(chars),
+        group(MAX_CHARS),
+        group(cut),
+        if cut == 1 { " was" } else { "s were" },
+        group(kept_lines + 1),
     )
 }
 
@@ -194,17 +219,22 @@ mod tests {
         assert_eq!(loaded.truncated, Some(Truncation::Lines));
         assert_eq!(loaded.dropped_entries, 1);
         assert!(loaded.text.ends_with(loaded.warning.as_deref().unwrap()));
-        assert!(loaded.warning.unwrap().contains("201 lines (limit 200)"));
+        assert!(loaded.warning.unwrap().contains("201 lines and"), "names the size");
     }
 
     #[test]
     fn a_long_single_line_is_cut_on_a_character_boundary() {
+        // "é" is one UTF-16 unit but two UTF-8 bytes: 20,003 units fit, 40,003 bytes would not.
         let line = "- x".to_string() + &"é".repeat(20_000);
+        assert_eq!(truncate(&line).truncated, None);
+        let line = "- x".to_string() + &"é".repeat(30_000);
         let loaded = truncate(&line);
-        assert_eq!(loaded.truncated, Some(Truncation::Bytes));
+        assert_eq!(loaded.truncated, Some(Truncation::Size));
         let kept = loaded.text.split("\n\n> WARNING").next().unwrap();
-        assert_eq!(kept.len(), 24_999);
+        assert_eq!(utf16_len(kept), 25_000);
         assert_eq!(loaded.dropped_entries, 1);
+        // An astral character is two units, as in JavaScript.
+        assert_eq!(utf16_len("😀a"), 3);
     }
 
     #[test]

@@ -175,7 +175,9 @@ pub fn load(fs: &dyn Fs, req: &Request<'_>) -> Result<Loaded> {
         }
     }
 
-    if switches.auto_memory {
+    // MEMORY.md is an instruction file too: CLAUDE_CODE_DISABLE_CLAUDE_MDS drops it (R4.1,
+    // revised), while the memory guidance stays.
+    if switches.auto_memory && switches.instructions {
         loader.index_file(&join(&location.memory_dir, "MEMORY.md"), FileType::AutoMem);
         if switches.team_memory {
             loader.index_file(&join(&location.memory_dir, "team/MEMORY.md"), FileType::TeamMem);
@@ -440,6 +442,8 @@ impl Loader<'_> {
     /// Loads MEMORY.md (cut to its limits) as an AutoMem or TeamMem entry.
     fn index_file(&mut self, path: &str, file_type: FileType) {
         let loaded = match index::load(self.fs, path) {
+            // An empty index adds no section (R6.2, revised).
+            Ok(loaded) if loaded.text.trim().is_empty() => return,
             Ok(loaded) => loaded,
             Err(crate::Error::Fs(FsError::NotFound(_))) => return,
             Err(e) => {

@@ -144,9 +144,6 @@ pub fn render(loaded: &Loaded, options: Options) -> String {
             file.content
         ));
     }
-    if !loaded.files.iter().any(|f| f.file_type == FileType::AutoMem) {
-        out.push_str("\n## MEMORY.md\n\nMEMORY.md is empty: nothing has been saved yet.\n");
-    }
     out
 }
 

@@ -440,15 +440,15 @@ fn with_index_line(index_text: &str, file: &str, line: &str) -> Result<String> {
     match lines.iter().position(|l| l.contains(&target)) {
         Some(at) => lines[at] = line,
         None => {
-            let bytes = index_text.trim_end().len() + 1 + line.len();
-            if lines.len() >= index::MAX_LINES || bytes > index::MAX_BYTES {
+            let chars = index::utf16_len(index_text.trim_end()) + 1 + index::utf16_len(line);
+            if lines.len() >= index::MAX_LINES || chars > index::MAX_CHARS {
                 return Err(invalid(format!(
-                    "MEMORY.md is full ({} lines, {} bytes; the prompt loads {} lines / {} bytes): \
+                    "MEMORY.md is full ({} lines, {} characters; the prompt loads {} lines / {} characters): \
                      merge or forget memories before adding more",
                     lines.len(),
-                    index_text.len(),
+                    index::utf16_len(index_text),
                     index::MAX_LINES,
-                    index::MAX_BYTES
+                    index::MAX_CHARS
                 )));
             }
             lines.push(line);

@@ -329,7 +329,7 @@ impl Core for ComponentCore<'_> {
         let l = self.call("budget.limits", |b, s| b.memdir_memory_budget().call_limits(s))?;
         Ok(Limits {
             index_lines: l.index_lines,
-            index_bytes: l.index_bytes,
+            index_chars: l.index_chars,
             scan_files: l.scan_files,
             scan_lines: l.scan_lines,
             select_count: l.select_count,
@@ -729,11 +729,12 @@ fn core_index(i: ex::index::LoadedIndex) -> LoadedIndex {
         text: i.text,
         truncated: i.truncated.map(|t| match t {
             ex::index::Truncation::Lines => Truncation::Lines,
-            ex::index::Truncation::Bytes => Truncation::Bytes,
-            ex::index::Truncation::LinesAndBytes => Truncation::LinesAndBytes,
+            ex::index::Truncation::Size => Truncation::Size,
+            ex::index::Truncation::LinesAndSize => Truncation::LinesAndSize,
         }),
         lines: i.lines as usize,
         bytes: i.bytes as usize,
+        chars: i.chars as usize,
         dropped_entries: i.dropped_entries as usize,
         warning: i.warning,
         diagnostics: i.diagnostics,

@@ -22,6 +22,7 @@ struct Json<'a> {
     truncated: Option<&'static str>,
     lines: usize,
     bytes: usize,
+    chars: usize,
     dropped_entries: usize,
     warning: Option<&'a str>,
 }
@@ -45,6 +46,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
             truncated: loaded.truncated.map(|t| t.as_str()),
             lines: loaded.lines,
             bytes: loaded.bytes,
+            chars: loaded.chars,
             dropped_entries: loaded.dropped_entries,
             warning: loaded.warning.as_deref(),
         };
