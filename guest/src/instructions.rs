@@ -146,6 +146,7 @@ pub fn load(fs: &dyn Fs, req: &Request<'_>) -> Result<Loaded> {
         home: paths::home(req.env),
         touching: &touching,
         external_approved: approval::approved(fs, req.env, &location.project_root),
+        agents_md: false,
         project_root: location.work_tree.clone(),
         files: Vec::new(),
         seen: BTreeSet::new(),
@@ -160,7 +161,12 @@ pub fn load(fs: &dyn Fs, req: &Request<'_>) -> Result<Loaded> {
             loader.file(&join(&location.config_dir, "CLAUDE.md"), FileType::User);
             loader.rules(&join(&location.config_dir, "rules"), FileType::User, &location.work_tree);
             let skip = nested_worktree_skip(&location);
-            for dir in ancestors_down_to(&cwd) {
+            let walk = ancestors_down_to(&cwd);
+            // AGENTS.md is the whole project's fallback: read only when no CLAUDE.md loads in
+            // any directory of the walk or any added one (R3.5, revised).
+            let added: Vec<String> = req.add_dirs.iter().filter_map(|d| fs.real_path(d).ok()).collect();
+            loader.agents_md = !loader.has_claude_md(&walk) && !loader.has_claude_md(&added);
+            for dir in walk {
                 let skip_project = skip.as_ref().is_some_and(|(main, tree)| {
                     is_within(&dir, main) && dir != *tree && is_within(tree, &dir)
                 });
@@ -221,6 +227,8 @@ struct Loader<'a> {
     touching: &'a [String],
     /// The user approved imports from outside the project (R3.4).
     external_approved: bool,
+    /// The project has no CLAUDE.md anywhere: AGENTS.md files stand in (R3.5, revised).
+    agents_md: bool,
     project_root: String,
     files: Vec<InstructionFile>,
     /// Canonical paths already loaded: nothing is loaded twice.
@@ -229,21 +237,25 @@ struct Loader<'a> {
 }
 
 impl Loader<'_> {
-    /// The four places one directory can hold instructions.
+    /// The places one directory can hold instructions. `AGENTS.md` and `.claude/AGENTS.md` stand
+    /// in for `CLAUDE.md` and `.claude/CLAUDE.md` when the project has no CLAUDE.md at all.
     fn directory(&mut self, dir: &str, skip_project: bool) {
         if !skip_project {
-            let claude_md = join(dir, "CLAUDE.md");
-            if !self.file(&claude_md, FileType::Project) && !self.exists(&claude_md) {
-                self.file(&join(dir, "AGENTS.md"), FileType::Project);
-            }
-            self.file(&join(dir, ".claude/CLAUDE.md"), FileType::Project);
+            let name = if self.agents_md { "AGENTS.md" } else { "CLAUDE.md" };
+            self.file(&join(dir, name), FileType::Project);
+            self.file(&join(dir, &format!(".claude/{name}")), FileType::Project);
             self.rules(&join(dir, ".claude/rules"), FileType::Project, dir);
         }
         self.file(&join(dir, "CLAUDE.local.md"), FileType::Local);
     }
 
-    fn exists(&self, path: &str) -> bool {
-        self.fs.stat(path).is_ok()
+    /// Whether any of `dirs` holds a `CLAUDE.md` or `.claude/CLAUDE.md` file.
+    fn has_claude_md(&self, dirs: &[String]) -> bool {
+        dirs.iter().any(|dir| {
+            ["CLAUDE.md", ".claude/CLAUDE.md"].iter().any(|name| {
+                self.fs.stat(&join(dir, name)).is_ok_and(|s| s.kind == crate::fs::EntryKind::File)
+            })
+        })
     }
 
     /// Loads one file and its imports; `false` when there was nothing to load.
