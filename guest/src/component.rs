@@ -257,6 +257,7 @@ fn wit_location(loc: paths::MemoryLocation) -> ex::paths::MemoryLocation {
         config_dir: loc.config_dir,
         slug: loc.slug,
         memory_dir: loc.memory_dir,
+        memory_dir_setting: loc.memory_dir_setting,
     }
 }
 

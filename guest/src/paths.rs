@@ -25,8 +25,11 @@ pub struct MemoryLocation {
     pub config_dir: String,
     /// Folder name under `<config>/projects/`.
     pub slug: String,
-    /// `<config>/projects/<slug>/memory`.
+    /// `<config>/projects/<slug>/memory`, or what `autoMemoryDirectory` names.
     pub memory_dir: String,
+    /// The user settings file whose `autoMemoryDirectory` replaced the computed memory
+    /// directory (R2.1, revised); `None` when it is the computed one.
+    pub memory_dir_setting: Option<String>,
 }
 
 /// The slug of a project root, compatible with the terminal agent's: each UTF-16 code unit
@@ -83,8 +86,27 @@ pub fn memory_location(fs: &dyn Fs, cwd: &str, env: &[(String, String)]) -> Resu
         _ => config_dir.clone(),
     };
     let slug = slug(&project_root);
-    let memory_dir = join(&join(&join(&base, "projects"), &slug), "memory");
-    Ok(MemoryLocation { project_root, work_tree, from_git, config_dir, slug, memory_dir })
+    let settings = join(&config_dir, "settings.json");
+    let (memory_dir, memory_dir_setting) = match auto_memory_directory(fs, &settings, env) {
+        Some(dir) => (dir, Some(settings)),
+        None => (join(&join(&join(&base, "projects"), &slug), "memory"), None),
+    };
+    Ok(MemoryLocation { project_root, work_tree, from_git, config_dir, slug, memory_dir, memory_dir_setting })
+}
+
+/// `autoMemoryDirectory` in the user's settings (R2.1, revised): an absolute path, or one under
+/// `~/`. Anything else — missing, not a string, relative — leaves the computed directory.
+fn auto_memory_directory(fs: &dyn Fs, settings: &str, env: &[(String, String)]) -> Option<String> {
+    let bytes = fs.read_file(settings, 1 << 20).ok()?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let dir = value.get("autoMemoryDirectory")?.as_str()?.trim();
+    let dir = match dir.strip_prefix("~/") {
+        Some(rest) => join(home_dir(Env(env).get("HOME")?), rest),
+        None if dir.starts_with('/') => dir.to_string(),
+        None => return None,
+    };
+    let dir = dir.trim_end_matches('/');
+    (!dir.is_empty()).then(|| dir.to_string())
 }
 
 /// `$CLAUDE_CONFIG_DIR` when set and not empty, else `$HOME/.claude`.

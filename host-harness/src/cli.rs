@@ -241,7 +241,7 @@ pub fn run_recorded(
         Command::Manifest(a) => commands::manifest::run(&ctx, a, out),
         Command::Scan(a) => commands::scan::run(&ctx, a, out),
         Command::Index(a) => commands::index::run(&ctx, a, out, err),
-        Command::Path(a) => commands::path::run(&ctx, a, out),
+        Command::Path(a) => commands::path::run(&ctx, a, out, err),
         Command::Instructions(a) => commands::instructions::run(&ctx, a, out, err),
         Command::Prompt(a) => commands::prompt::run(&ctx, a, out, err),
         Command::Status(a) => commands::status::run(&ctx, a, out, err),

@@ -636,6 +636,7 @@ fn core_location(l: ex::paths::MemoryLocation) -> MemoryLocation {
         config_dir: l.config_dir,
         slug: l.slug,
         memory_dir: l.memory_dir,
+        memory_dir_setting: l.memory_dir_setting,
     }
 }
 

@@ -103,7 +103,7 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
         `- instruction files: ${on(switches.instructions)}${switches.bare ? " (bare mode)" : ""}`,
         `- team memory: ${on(switches.teamMemory)}`,
         `- daily log: ${on(switches.dailyLog)}`,
-        `- memory directory: \`${location.memoryDir}\``,
+        `- memory directory: \`${location.memoryDir}\`${location.memoryDirSetting ? ` (set by autoMemoryDirectory in \`${location.memoryDirSetting}\`)` : ""}`,
         `- project root: \`${location.projectRoot}\`${location.fromGit ? " (git)" : ""}`,
         ...switches.diagnostics.map((d) => `- warning: ${d}`),
       ];

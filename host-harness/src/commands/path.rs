@@ -42,10 +42,13 @@ struct Json<'a> {
     from_git: bool,
     slug: &'a str,
     config_dir: &'a str,
+    /// The settings file whose `autoMemoryDirectory` set `memory_dir`, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory_dir_setting: Option<&'a str>,
 }
 
 /// Runs the command.
-pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
+pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     let cwd = absolute(&args.cwd.unwrap_or_else(|| PathBuf::from(".")))?;
     // Finding the repository means reading `.git` entries in any parent, and a linked
     // worktree's git dir may live anywhere.
@@ -67,11 +70,15 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
             from_git: loc.from_git,
             slug: &loc.slug,
             config_dir: &loc.config_dir,
+            memory_dir_setting: loc.memory_dir_setting.as_deref(),
         };
         serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
         writeln!(out)?;
     } else {
         writeln!(out, "{}", loc.memory_dir)?;
+        if let Some(settings) = &loc.memory_dir_setting {
+            writeln!(err, "memdir: set by autoMemoryDirectory in {settings}")?;
+        }
     }
     Ok(())
 }

@@ -26,6 +26,9 @@ struct Json<'a> {
     team_memory: bool,
     daily_log: bool,
     memory_dir: &'a str,
+    /// The settings file whose `autoMemoryDirectory` set `memory_dir`, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory_dir_setting: Option<&'a str>,
     project_root: &'a str,
 }
 
@@ -44,6 +47,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         team_memory: switches.team_memory,
         daily_log: switches.daily_log,
         memory_dir: &location.memory_dir,
+        memory_dir_setting: location.memory_dir_setting.as_deref(),
         project_root: &location.project_root,
     };
     if args.json {
@@ -60,7 +64,12 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         )?;
         writeln!(out, "team memory:   {}", on(json.team_memory))?;
         writeln!(out, "daily log:     {}", on(json.daily_log))?;
-        writeln!(out, "memory dir:    {}", json.memory_dir)?;
+        match json.memory_dir_setting {
+            Some(settings) => {
+                writeln!(out, "memory dir:    {} (autoMemoryDirectory in {settings})", json.memory_dir)?
+            }
+            None => writeln!(out, "memory dir:    {}", json.memory_dir)?,
+        }
         writeln!(out, "project root:  {}", json.project_root)?;
     }
     Ok(())
