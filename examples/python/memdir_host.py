@@ -478,8 +478,9 @@ def from_wit(ty: ValType, value: Any) -> Any:
         if _tagged(ty):
             tag, payload = value.tag, value.payload
         else:
+            # The first case the value's Python type fits, as wasmtime-py itself decides.
             tag, payload = next((name, value) for name, case in _cases(ty)
-                                if (value is None) == (case is None) and (case is None or isinstance(value, tuple(_classes(case)))))
+                                if ((value is None) if case is None else isinstance(value, tuple(_classes(case)))))
         case = dict(_cases(ty))[tag]
         if isinstance(ty, OptionType):
             return None if case is None else from_wit(case, payload)

@@ -493,6 +493,11 @@ impl ex::writer::Guest for Component {
         })
     }
 
+    fn rebuild_index(target: wit::Target, now_ms: i64) -> Result<Option<ex::writer::Rebuilt>, wit::Error> {
+        let rebuilt = writer::rebuild_index(&HostFs, &core_target(target), now_ms).map_err(wit_error)?;
+        Ok(rebuilt.map(|r| ex::writer::Rebuilt { path: r.path, entries: r.entries }))
+    }
+
     fn trash(target: wit::Target) -> Result<Vec<ex::writer::Trashed>, wit::Error> {
         let items = trash::list_for(&HostFs, &core_target(target)).map_err(wit_error)?;
         Ok(items.into_iter().map(wit_trashed).collect())

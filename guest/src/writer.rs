@@ -586,3 +586,55 @@ mod tests {
         );
     }
 }
+
+/// What [`rebuild_index`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Rebuilt {
+    /// The index written, absolute.
+    pub path: String,
+    /// Entry lines in it.
+    pub entries: u32,
+}
+
+/// R6.5: when memory files exist and MEMORY.md does not, writes one — one line per file,
+/// `- [<file stem>](<file>) — <description>`, in path order — under the writers' lock,
+/// atomically. An existing index, even an empty one, is never touched. Team memories keep
+/// their own index and are left out.
+pub fn rebuild_index(fs: &dyn Fs, target: &Target, now_ms: i64) -> Result<Option<Rebuilt>> {
+    let memory_dir = target.resolve(fs)?.memory_dir;
+    let index_path = join(&memory_dir, INDEX_FILE);
+    let missing = |fs: &dyn Fs| matches!(fs.stat(&index_path), Err(FsError::NotFound(_)));
+    if !missing(fs) {
+        return Ok(None);
+    }
+    let mut headers = match crate::scan::scan(fs, &memory_dir, now_ms) {
+        Ok(report) => report.headers,
+        Err(Error::Fs(FsError::NotFound(_))) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    headers.retain(|h| !h.path.starts_with(&format!("{TEAM_DIR}/")));
+    if headers.is_empty() {
+        return Ok(None);
+    }
+    headers.sort_by(|a, b| a.path.cmp(&b.path));
+    let text: String = headers
+        .iter()
+        .map(|h| {
+            let stem = h.path.rsplit('/').next().unwrap_or(&h.path).trim_end_matches(".md");
+            match h.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+                Some(d) => format!("- [{stem}]({}) — {}\n", h.path, d.replace('\n', " ")),
+                None => format!("- [{stem}]({})\n", h.path),
+            }
+        })
+        .collect();
+    let lock = join(&memory_dir, LOCK_FILE);
+    fs.lock(&lock, LOCK_TIMEOUT_MS)?;
+    // Another writer may have made one while this one waited for the lock.
+    let written =
+        if missing(fs) { fs.write_file(&index_path, text.as_bytes()).map(|()| true) } else { Ok(false) };
+    let unlocked = fs.unlock(&lock);
+    let written = written?;
+    unlocked?;
+    Ok(written
+        .then(|| Rebuilt { path: index_path, entries: u32::try_from(headers.len()).unwrap_or(u32::MAX) }))
+}

@@ -28,7 +28,7 @@ use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::target::Target;
 use memdir_core::trash::{self, Trashed};
-use memdir_core::writer::{ForgetReport, Memory, Save, SaveReport, Scope};
+use memdir_core::writer::{ForgetReport, Memory, Rebuilt, Save, SaveReport, Scope};
 use memdir_core::{MemoryType, budget, dailylog, index, instructions, manifest, paths, prompt, scan, writer};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -219,6 +219,11 @@ impl Core for Recording<'_> {
         self.result("writer.forget", vec![json!(target), json!(path)], r)
     }
 
+    fn rebuild_index(&mut self, target: &Target, now_ms: i64) -> Result<Option<Rebuilt>> {
+        let r = self.inner.rebuild_index(target, now_ms);
+        self.result("writer.rebuild-index", vec![json!(target), json!(now_ms)], r)
+    }
+
     fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>> {
         let r = self.inner.trash(target);
         self.result("writer.trash", vec![json!(target)], r)
@@ -372,6 +377,7 @@ pub fn call_native(fs: &ConfinedFs, func: &str, args: &[Value]) -> std::result::
             wit(writer::save(fs, &Save { target: &r.target, memory: r.memory() }))
         }
         "writer.forget" => wit(writer::forget(fs, &de(func, arg(0))?, &s(1)?)),
+        "writer.rebuild-index" => wit(writer::rebuild_index(fs, &de(func, arg(0))?, de(func, arg(1))?)),
         "writer.trash" => wit(trash::list_for(fs, &de(func, arg(0))?)),
         "writer.restore" => wit(trash::restore_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
         "extract.parse-transcript" => {

@@ -22,7 +22,7 @@ use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
 use memdir_core::switches::{DecidedBy, Switches};
 use memdir_core::target::Target;
 use memdir_core::trash::Trashed;
-use memdir_core::writer::{ForgetReport, Save, SaveReport, Scope};
+use memdir_core::writer::{ForgetReport, Rebuilt, Save, SaveReport, Scope};
 use std::path::Path;
 use wasmtime::component::{HasSelf, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
@@ -405,6 +405,14 @@ impl Core for ComponentCore<'_> {
             self.call("writer.forget", |b, s| b.memdir_memory_writer().call_forget(s, &target, path))?;
         let report = report.map_err(core_error)?;
         Ok(ForgetReport { path: report.path, index_lines_removed: report.index_lines_removed as usize })
+    }
+
+    fn rebuild_index(&mut self, target: &Target, now_ms: i64) -> Result<Option<Rebuilt>> {
+        let target = wit_target(target);
+        let rebuilt = self.call("writer.rebuild-index", |b, s| {
+            b.memdir_memory_writer().call_rebuild_index(s, &target, now_ms)
+        })?;
+        Ok(rebuilt.map_err(core_error)?.map(|r| Rebuilt { path: r.path, entries: r.entries }))
     }
 
     fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>> {

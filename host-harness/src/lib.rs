@@ -46,7 +46,7 @@ use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::target::Target;
 use memdir_core::trash::Trashed;
-use memdir_core::writer::{ForgetReport, Save, SaveReport};
+use memdir_core::writer::{ForgetReport, Rebuilt, Save, SaveReport};
 
 /// The memory core's operations, whichever backend runs them. The three workflows that need a
 /// model are step machines: [`steps::drive`] is the whole loop a host runs over them.
@@ -91,6 +91,8 @@ pub trait Core {
     fn save(&mut self, request: &Save<'_>) -> Result<SaveReport>;
     /// Removes a memory and its index lines (R6.4).
     fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport>;
+    /// Writes MEMORY.md when memory files exist and it does not (R6.5).
+    fn rebuild_index(&mut self, target: &Target, now_ms: i64) -> Result<Option<Rebuilt>>;
     /// What the trash holds: background writers' deletions and overwrites, oldest first.
     fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>>;
     /// Puts a trashed memory back with its index lines.

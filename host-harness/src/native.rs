@@ -17,7 +17,7 @@ use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::target::Target;
 use memdir_core::trash::{self, Trashed};
-use memdir_core::writer::{ForgetReport, Save, SaveReport};
+use memdir_core::writer::{ForgetReport, Rebuilt, Save, SaveReport};
 use memdir_core::{
     dailylog, dream, extract, index, instructions, manifest, paths, prompt, recall, scan, writer,
 };
@@ -107,6 +107,10 @@ impl Core for NativeCore {
 
     fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport> {
         Ok(writer::forget(&*self.fs, target, path)?)
+    }
+
+    fn rebuild_index(&mut self, target: &Target, now_ms: i64) -> Result<Option<Rebuilt>> {
+        Ok(writer::rebuild_index(&*self.fs, target, now_ms)?)
     }
 
     fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>> {

@@ -399,7 +399,7 @@ fn run_case(dir: &Path, case: &Case, backend: &str, cache: &Path, record: Option
     }
     for rel in &case.show {
         writeln!(out, "--- {rel}").unwrap();
-        match fs::read_to_string(input.join(rel)) {
+        match fs::read_to_string(input.join(subst(rel))) {
             Ok(text) => out.extend_from_slice(text.as_bytes()),
             Err(_) => writeln!(out, "(missing)").unwrap(),
         }

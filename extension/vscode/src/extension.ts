@@ -25,6 +25,8 @@ export function activate(context: vscode.ExtensionContext) {
     }),
   );
   log.info(`memdir: memory directory ${safe(() => workspace.location().memoryDir)}`);
+  // The extension builds prompts: a missing MEMORY.md is written now (R6.5).
+  log.info(`memdir: ${safe(() => workspace.rebuildIndex() ?? "MEMORY.md needs no rebuilding")}`);
 }
 
 function safe(f: () => string): string {

@@ -146,6 +146,14 @@ export class Workspace {
     });
   }
 
+  /** Writes MEMORY.md when memory files exist and it does not (R6.5); what was done, if anything. */
+  rebuildIndex(): string | undefined {
+    const dir = this.location().memoryDir;
+    if (!fs.existsSync(dir)) return undefined;
+    const rebuilt = this.core.rebuildIndex(readEverything().grantWrite(dir), this.target(), BigInt(Date.now()));
+    return rebuilt && `MEMORY.md was missing: wrote ${rebuilt.path} with ${rebuilt.entries} entries`;
+  }
+
   forget(relative: string) {
     const { target, grant } = this.writable();
     return this.core.forget(grant, target, relative);

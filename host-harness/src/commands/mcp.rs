@@ -51,6 +51,11 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
     let spec = args.llm.clone();
     let worker = std::thread::Builder::new().name("memdir-core".into()).spawn(move || {
         let model = super::recall::recall_model(&worker_ctx, spec.as_deref()).ok().flatten();
+        // The server builds the prompt clients ask for: a missing MEMORY.md is written now
+        // (R6.5), and said on stderr, which MCP leaves to the server.
+        if let Err(e) = super::prompt::rebuild_missing_index(&worker_ctx, &cwd, &mut std::io::stderr()) {
+            eprintln!("memdir: {}", e.message);
+        }
         let mut memory = Memory { ctx: worker_ctx, cwd, session: String::new(), model };
         for job in inbox {
             job(&mut memory);

@@ -257,6 +257,10 @@ export class MemoryCore {
     return this.call("writer.save", grant, (r) => r.writer.save(request));
   }
 
+  rebuildIndex(grant: ConfinedFs, target: Target, nowMs: bigint): { path: string; entries: number } | undefined {
+    return this.call("writer.rebuild-index", grant, (r) => r.writer.rebuildIndex(target, nowMs));
+  }
+
   forget(grant: ConfinedFs, target: Target, file: string): ForgetReport {
     return this.call("writer.forget", grant, (r) => r.writer.forget(target, file));
   }
