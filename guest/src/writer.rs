@@ -134,6 +134,15 @@ pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_
         None => topic_from(&name)?,
     };
     let file = format!("{}_{topic}.md", req.memory_type);
+    // The index line must keep its hook: a name and file that fill it are refused (R6.1).
+    let head = index_line_head(&name, &file);
+    if head.chars().count() + MIN_HOOK_CHARS > MAX_INDEX_LINE_CHARS {
+        return Err(invalid(format!(
+            "the name and file name make an index line of {} characters before its description; \
+             MEMORY.md lines stay under {MAX_INDEX_LINE_CHARS}: shorten the name or the topic",
+            head.chars().count()
+        )));
+    }
     if req.body.len() > MAX_BODY_BYTES {
         return Err(invalid(format!(
             "the body is {} bytes; a memory holds at most {MAX_BODY_BYTES}: keep the fact and its reason, link the rest",
@@ -296,6 +305,12 @@ fn one_line(what: &str, value: &str) -> Result<String> {
 
 /// A topic as given: lowercase words joined by `_` or `-` (R1.2).
 fn valid_topic(topic: &str) -> Result<String> {
+    if topic.chars().count() > MAX_TOPIC_CHARS {
+        return Err(invalid(format!(
+            "the topic is {} characters; keep it under {MAX_TOPIC_CHARS} (it names the file and its index line)",
+            topic.chars().count()
+        )));
+    }
     let ok = !topic.is_empty()
         && topic
             .split(['_', '-'])
@@ -420,9 +435,21 @@ fn read_optional(fs: &dyn Fs, path: &str) -> Result<Option<String>> {
     }
 }
 
+/// Characters of description an index line keeps at least.
+const MIN_HOOK_CHARS: usize = 20;
+/// Longest topic: the file name must stay short enough for its index line.
+const MAX_TOPIC_CHARS: usize = 80;
+
+/// `- [Title](file.md) — `, the title's Markdown link syntax escaped so a name with `]` or `[`
+/// cannot break the link.
+fn index_line_head(name: &str, file: &str) -> String {
+    let title = name.replace('\\', "\\\\").replace('[', "\\[").replace(']', "\\]");
+    format!("- [{title}]({file}) — ")
+}
+
 /// `- [Title](file.md) — hook`, kept under [`MAX_INDEX_LINE_CHARS`] characters.
 fn index_line(name: &str, file: &str, description: &str) -> String {
-    let head = format!("- [{name}]({file}) — ");
+    let head = index_line_head(name, file);
     let room = MAX_INDEX_LINE_CHARS.saturating_sub(head.chars().count());
     let hook: String = if description.chars().count() > room {
         description.chars().take(room.saturating_sub(1)).collect::<String>() + "…"
@@ -547,6 +574,15 @@ mod tests {
             assert!(valid_relative_path(bad).is_err(), "{bad:?}");
         }
         assert_eq!(valid_relative_path("team/project_x.md").unwrap(), "team/project_x.md");
+    }
+
+    #[test]
+    /// Issue 18, item 10: a name's `[`/`]` cannot break the link, and a name that would leave no
+    /// room for the hook is refused.
+    #[test]
+    fn index_line_titles_are_escaped_and_names_bounded() {
+        assert_eq!(index_line("a] (x.md) [b", "user_a.md", "d"), "- [a\\] (x.md) \\[b](user_a.md) — d");
+        assert!(valid_topic(&"a".repeat(81)).unwrap_err().to_string().contains("under 80"));
     }
 
     #[test]
