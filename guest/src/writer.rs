@@ -576,9 +576,7 @@ mod tests {
         assert_eq!(valid_relative_path("team/project_x.md").unwrap(), "team/project_x.md");
     }
 
-    #[test]
-    /// Issue 18, item 10: a name's `[`/`]` cannot break the link, and a name that would leave no
-    /// room for the hook is refused.
+    /// Issue 18, item 10: a name's `[`/`]` cannot break the link, and a topic is bounded.
     #[test]
     fn index_line_titles_are_escaped_and_names_bounded() {
         assert_eq!(index_line("a] (x.md) [b", "user_a.md", "d"), "- [a\\] (x.md) \\[b](user_a.md) — d");
