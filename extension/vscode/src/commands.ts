@@ -106,6 +106,7 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
         `- memory directory: \`${location.memoryDir}\`${location.memoryDirSetting ? ` (set by autoMemoryDirectory in \`${location.memoryDirSetting}\`)` : ""}`,
         `- project root: \`${location.projectRoot}\`${location.fromGit ? " (git)" : ""}`,
         ...switches.diagnostics.map((d) => `- warning: ${d}`),
+        ...workspace.instructionDiagnostics().map((d) => `- instructions: ${d}`),
       ];
       vscode.window.showInformationMessage(`memdir: auto memory ${on(switches.autoMemory)} (decided by ${decidedBy(status)})`);
       await showDocument(lines.join("\n") + "\n");

@@ -118,6 +118,12 @@ export class Workspace {
     return this.core.approveExternal(grant, this.cwd(), env);
   }
 
+  /** What the instruction files say about themselves: large files, imports not loaded (R3.4). */
+  instructionDiagnostics(): string[] {
+    const request = { cwd: this.cwd(), env: coreEnv(), touching: [], addDirs: [] };
+    return this.core.instructions(readEverything(), request).files.flatMap((f) => f.diagnostics.map((d) => `${f.path}: ${d}`));
+  }
+
   /** The memory part of the system prompt: instructions, guidance, MEMORY.md (R12.1). */
   prompt(ignoreMemory = false): string {
     const request = { cwd: this.cwd(), env: coreEnv(), touching: [], addDirs: [] };
