@@ -413,3 +413,15 @@ fn the_offline_selector_finds_the_labelled_memories() {
     let recall_at_5 = found as f64 / expected as f64;
     assert!(misses.is_empty(), "recall@5 = {recall_at_5:.2} ({found}/{expected}); misses: {misses:#?}");
 }
+
+/// Issue 18, item 10: a reply past what memdir reads is reported with its real size, not the
+/// size of what was kept.
+#[test]
+fn an_oversized_command_reply_is_reported_with_its_real_size() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = demo_dir(tmp.path());
+    let r = recall_with("command:head -c 20000000 /dev/zero | tr '\\0' x", &dir, &[("HOME", "/nonexistent")]);
+    let said = r["diagnostics"][0].as_str().unwrap();
+    assert!(said.contains("replied with 20000000 bytes"), "{r}");
+    assert_eq!(r["attachments"], json!([]));
+}

@@ -70,10 +70,10 @@ impl Model for Command {
         };
         // The command has exited; a child it left behind may still hold the pipe. What was written
         // by the deadline is the reply, and the group goes.
-        let wait = |rx: &mpsc::Receiver<Vec<u8>>| {
+        let wait = |rx: &mpsc::Receiver<(Vec<u8>, u64)>| {
             rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
         };
-        let (out, err) = match (wait(&stdout), wait(&stderr)) {
+        let ((out, out_size), (err, _)) = match (wait(&stdout), wait(&stderr)) {
             (Ok(out), Ok(err)) => (out, err),
             _ => {
                 kill_group(&mut child);
@@ -88,18 +88,33 @@ impl Model for Command {
             let said = String::from_utf8_lossy(&err);
             return Err(LlmError::Command(format!("{} exited with {status}: {}", self.command, said.trim())));
         }
+        if out_size > MAX_STDOUT {
+            // Say how big the reply really was, not how much of it was kept.
+            return Err(LlmError::Command(format!(
+                "{} replied with {out_size} bytes, more than the {MAX_STDOUT} memdir reads",
+                self.command
+            )));
+        }
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 }
 
-/// Reads `from` to its end (at most `max` bytes) on a thread of its own; the bytes arrive on the
-/// channel when the pipe closes.
-fn read_all(mut from: impl Read + Send + 'static, max: u64) -> mpsc::Receiver<Vec<u8>> {
+/// Reads `from` to its end on a thread of its own, keeping at most `max` bytes and counting the
+/// rest; the bytes and the whole size arrive on the channel when the pipe closes.
+fn read_all(mut from: impl Read + Send + 'static, max: u64) -> mpsc::Receiver<(Vec<u8>, u64)> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut out = Vec::new();
         let _ = Read::by_ref(&mut from).take(max).read_to_end(&mut out);
-        let _ = tx.send(out);
+        let mut total = out.len() as u64;
+        let mut sink = [0u8; 64 * 1024];
+        while let Ok(n) = from.read(&mut sink) {
+            if n == 0 {
+                break;
+            }
+            total += n as u64;
+        }
+        let _ = tx.send((out, total));
     });
     rx
 }
