@@ -258,14 +258,8 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<ExtractResu
         ..Turn::default()
     };
     if round_number == 1 {
-        let round = Round {
-            request: request_round1(&state.candidates, &state.conversation),
-            candidates: std::mem::take(&mut state.candidates),
-            conversation: std::mem::take(&mut state.conversation),
-        };
-        let (request, read, diagnostics) = read_round(fs, &turn, &round, &reply);
-        state.candidates = round.candidates;
-        state.conversation = round.conversation;
+        let (request, read, diagnostics) =
+            read_round(fs, &turn, &state.candidates, &state.conversation, &reply);
         state.read = Some((read, diagnostics));
         return Ok(model::ask(request, &state, 2, 2));
     }
@@ -426,7 +420,8 @@ fn request_round1(candidates: &[MemoryHeader], conversation: &str) -> ModelReque
 fn read_round(
     fs: &dyn Fs,
     input: &Turn<'_>,
-    round: &Round,
+    candidates: &[MemoryHeader],
+    conversation: &str,
     reply: &str,
 ) -> (ModelRequest, Vec<String>, Vec<String>) {
     let mut diagnostics = Vec::new();
@@ -443,7 +438,7 @@ fn read_round(
         if read.len() == MAX_READ_FILES || read.contains(&name) {
             continue;
         }
-        if !round.candidates.iter().any(|c| c.path == name) {
+        if !candidates.iter().any(|c| c.path == name) {
             diagnostics.push(format!("round 1 named {name:?}, which was not offered; not read"));
             continue;
         }
@@ -459,9 +454,9 @@ fn read_round(
         system: ROUND2.to_string(),
         user: format!(
             "Existing memories:\n{}\nFiles you asked to read:\n{}\nNew conversation:\n{}",
-            manifest::format(&round.candidates),
+            manifest::format(candidates),
             if shown.is_empty() { "(none)\n".to_string() } else { shown },
-            round.conversation
+            conversation
         ),
         schema: OPERATIONS_SCHEMA.to_string(),
         max_tokens: 4096,

@@ -402,11 +402,6 @@ fn attach(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, outcome: &mut Ou
     }
 }
 
-/// `today`, `yesterday` or `N days ago`; a future mtime counts as today (R7.6).
-pub fn freshness(now_ms: i64, mtime_ms: i64) -> String {
-    crate::freshness::text(crate::freshness::days(now_ms, mtime_ms))
-}
-
 /// The `<system-reminder>` block for one memory. Memory text cannot open or close the wrapper:
 /// a `<` that starts either tag is written as `&lt;`.
 fn wrap(abs: &str, freshness: &str, content: &str, truncated: bool) -> String {
@@ -452,6 +447,10 @@ mod tests {
     use super::*;
 
     const DAY_MS: i64 = 86_400_000;
+
+    fn freshness(now_ms: i64, mtime_ms: i64) -> String {
+        crate::freshness::text(crate::freshness::days(now_ms, mtime_ms))
+    }
 
     #[test]
     fn freshness_counts_whole_days_and_treats_the_future_as_today() {

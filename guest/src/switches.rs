@@ -46,17 +46,6 @@ pub enum DecidedBy {
 }
 
 impl DecidedBy {
-    /// Reads a [`DecidedBy::label`] back; `None` for anything else.
-    pub fn from_label(label: &str) -> Option<DecidedBy> {
-        Some(match label {
-            "env" => DecidedBy::Env,
-            "bare" => DecidedBy::Bare,
-            "remote" => DecidedBy::Remote,
-            "default" => DecidedBy::Default,
-            other => DecidedBy::Settings(other.strip_prefix("settings:")?.to_string()),
-        })
-    }
-
     /// `env`, `bare`, `remote`, `settings:<path>` or `default`.
     pub fn label(&self) -> String {
         match self {

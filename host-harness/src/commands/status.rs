@@ -35,15 +35,16 @@ struct Json<'a> {
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     let cwd = absolute(&args.cwd.unwrap_or_else(|| PathBuf::from(".")))?;
-    let mut core = ctx.core(whole_tree()?)?;
-    let (switches, location) = core.status(&cwd, ctx.env())?;
+    // One load gives the switches, the location and what the instruction files say about
+    // themselves (large files, imports not loaded).
+    let request =
+        memdir_core::instructions::Request { cwd: &cwd, env: ctx.env(), touching: &[], add_dirs: &[] };
+    let loaded = ctx.core(whole_tree()?)?.load_instructions(&request)?;
+    let (switches, location) = (&loaded.switches, &loaded.location);
     for d in &switches.diagnostics {
         writeln!(err, "memdir: warning: {d}")?;
     }
-    // What the instruction files say about themselves (large files, imports not loaded).
-    let request =
-        memdir_core::instructions::Request { cwd: &cwd, env: ctx.env(), touching: &[], add_dirs: &[] };
-    for file in core.load_instructions(&request)?.files {
+    for file in &loaded.files {
         for d in &file.diagnostics {
             writeln!(err, "memdir: warning: {}: {d}", file.path)?;
         }
