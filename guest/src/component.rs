@@ -150,6 +150,8 @@ fn wit_header(h: scan::MemoryHeader) -> ex::scan::MemoryHeader {
             text: h.freshness.text,
             stale: h.freshness.stale,
         },
+        links: h.links.into_iter().map(|l| ex::scan::MemoryLink { name: l.name, path: l.path }).collect(),
+        backlinks: h.backlinks,
     }
 }
 
@@ -166,6 +168,8 @@ fn core_header(h: ex::scan::MemoryHeader) -> scan::MemoryHeader {
             text: h.freshness.text,
             stale: h.freshness.stale,
         },
+        links: h.links.into_iter().map(|l| crate::links::Link { name: l.name, path: l.path }).collect(),
+        backlinks: h.backlinks,
     }
 }
 
@@ -470,7 +474,7 @@ impl ex::writer::Guest for Component {
                 memory_type: core_type(request.memory_type),
                 name: &request.name,
                 description: &request.description,
-                topic: request.topic.as_deref(),
+                file: request.file.as_deref(),
                 body: &request.body,
                 now_ms: request.now_ms,
                 utc_offset_minutes: request.utc_offset_minutes,
@@ -490,6 +494,8 @@ impl ex::writer::Guest for Component {
                 .into_iter()
                 .map(|c| ex::writer::DateConversion { from: c.from, to: c.to })
                 .collect(),
+            renamed_from: report.renamed_from,
+            links_rewritten: report.links_rewritten,
         })
     }
 

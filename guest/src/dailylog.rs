@@ -141,7 +141,7 @@ fn chunk(existing: &str, logs: String, covered: Vec<LogPosition>) -> Chunk {
         request: ModelRequest {
             system: format!(
                 "{OPERATIONS_GUIDE} The input is the agent's daily log since the last distillation, not a \
-                 conversation: fold what is worth keeping into topic memories, one topic per file."
+                 conversation: fold what is worth keeping into memories, one fact per file."
             ),
             user: format!(
                 "Existing memories:\n{}\nLog entries:\n{logs}",

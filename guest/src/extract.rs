@@ -624,15 +624,11 @@ fn apply_one(
             let text = |k: &str| op[k].as_str().ok_or_else(|| format!("`{k}` is missing"));
             let memory_type = MemoryType::parse(text("type")?)
                 .ok_or_else(|| "`type` must be user, feedback, project or reference".to_string())?;
-            let topic = rel
-                .strip_suffix(".md")
-                .and_then(|stem| stem.strip_prefix(&format!("{memory_type}_")))
-                .ok_or_else(|| format!("the file must be named {memory_type}_<topic>.md"))?;
             let memory = writer::Memory {
                 memory_type,
                 name: text("name")?,
                 description: text("description")?,
-                topic: Some(topic),
+                file: Some(&rel),
                 body: text("body")?,
                 now_ms: input.now_ms,
                 utc_offset_minutes: input.utc_offset_minutes,
@@ -700,10 +696,12 @@ outside information lives (reference). Never save code patterns, architecture, f
 history, debugging recipes, what instruction files already say, the state of the current task, \
 or secrets — even if asked. Prefer updating an existing memory to creating a near-duplicate; \
 delete memories the conversation shows are wrong. Feedback and project bodies are the rule or \
-fact, then a `**Why:**` line, then a `**How to apply:**` line. Files are named \
-{type}_{topic}.md with a lowercase topic. Reply with JSON only: {\"operations\": [{\"op\": \
-\"create\"|\"update\"|\"delete\", \"path\": \"feedback_x.md\", \"type\", \"name\", \"description\", \
-\"body\"}]} (delete needs only path). No operations is a good answer when nothing is worth keeping.";
+fact, then a `**Why:**` line, then a `**How to apply:**` line. One fact per file; a new file is \
+named after the memory, whose name is a short kebab-case slug (`testing-real-db.md`, name \
+`testing-real-db`); an update keeps the file's path. Link related memories in a body with \
+`[[name]]`. Reply with JSON only: {\"operations\": [{\"op\": \"create\"|\"update\"|\"delete\", \
+\"path\": \"testing-real-db.md\", \"type\", \"name\", \"description\", \"body\"}]} (delete needs only \
+path). No operations is a good answer when nothing is worth keeping.";
 
 const OPERATIONS_SCHEMA: &str = r#"{"type":"object","properties":{"operations":{"type":"array","items":{"type":"object","properties":{"op":{"enum":["create","update","delete"]},"path":{"type":"string"},"type":{"enum":["user","feedback","project","reference"]},"name":{"type":"string"},"description":{"type":"string"},"body":{"type":"string"}},"required":["op","path"]}}},"required":["operations"],"additionalProperties":false}"#;
 

@@ -18,6 +18,8 @@
 //!     memory_type: Some(MemoryType::Feedback),
 //!     diagnostics: vec![],
 //!     freshness: Default::default(),
+//!     links: vec![],
+//!     backlinks: vec![],
 //! };
 //! assert_eq!(
 //!     manifest::format(&[header]),
@@ -38,6 +40,7 @@ pub mod fs;
 pub mod glob;
 pub mod index;
 pub mod instructions;
+pub mod links;
 pub mod manifest;
 pub mod memory_type;
 pub mod model;

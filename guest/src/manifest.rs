@@ -41,6 +41,8 @@ mod tests {
             memory_type: t,
             diagnostics: vec![],
             freshness: Default::default(),
+            links: vec![],
+            backlinks: vec![],
         }
     }
 

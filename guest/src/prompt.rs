@@ -66,10 +66,13 @@ history or recent changes (ask git); debugging recipes (the fix is in the code);
 already in an instruction file; the state of the current task; secrets of any kind.\n\n\
 ## How to save\n"
     );
-    let file_step = "Write each memory to its own file, `{type}_{topic}.md` (e.g. `feedback_testing.md`), \
-starting with:\n\
-```\n---\nname: short title\ndescription: one sentence that says when this memory is relevant\n\
-type: user | feedback | project | reference\n---\n```\n";
+    let file_step = "Keep one fact per file, a Markdown file named after the memory (e.g. \
+`testing-real-db.md`), that starts with:\n\
+```\n---\nname: testing-real-db\ndescription: one sentence that says when this memory is relevant\n\
+metadata:\n  type: user | feedback | project | reference\n---\n```\n\
+The name is a short kebab-case slug. In the body, link a related memory by its name, \
+`[[release-freeze]]`; a link to a memory not written yet is fine and marks something worth \
+writing later.\n";
     if step == SaveStep::DailyLog {
         text.push_str(
             "Append what you learn to today's log, `logs/YYYY/MM/YYYY-MM-DD.md` in the memory \
@@ -81,7 +84,7 @@ folds the logs into them.\n",
         text.push_str("1. ");
         text.push_str(file_step);
         text.push_str(
-            "2. Then add one line for it to `MEMORY.md`: `- [Title](file.md) — one-line hook`, under \
+            "2. Then add one line for it to `MEMORY.md`: `- [name](file.md) — one-line hook`, under \
 ~150 characters. MEMORY.md is an index, not a memory: no frontmatter, never memory content. It is \
 always loaded and cut after 200 lines, so keep it short.\n",
         );
@@ -90,9 +93,11 @@ always loaded and cut after 200 lines, so keep it short.\n",
     }
     if step != SaveStep::DailyLog {
         text.push_str(
-            "\nOrganise by topic, not by date. Before writing, look for an existing memory to update \
-instead of adding a duplicate. Keep name, description and type in step with the content; \
-update or delete memories that turn out to be wrong.\n",
+            "\nOrganise by subject, not by date. Before writing, look for an existing memory to \
+update instead of adding a duplicate. Keep name, description and type in step with the content; \
+update or delete memories that turn out to be wrong. Older memories may have a top-level \
+`type:` and `{type}_{topic}.md` names; read them the same way, and keep their shape when you \
+edit them.\n",
         );
     }
     text.push_str(

@@ -4,6 +4,7 @@ use crate::error::Result;
 pub use crate::freshness::Freshness;
 use crate::frontmatter;
 use crate::fs::{EntryKind, Fs, is_within, join};
+use crate::links::{self, Link};
 use crate::memory_type::MemoryType;
 use crate::text;
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,8 @@ pub const MAX_FILES: usize = 200;
 pub const HEAD_LINES: u32 = 30;
 /// Bytes of each file read for its frontmatter; bounds a pathological first line.
 pub const HEAD_BYTES: u32 = 16 * 1024;
+/// Bytes of a long memory read for its links; a memory is a note (saves hold at most 64 KiB).
+pub const LINK_BYTES: u32 = 256 * 1024;
 /// Folders below the memory directory that the scan enters, at most. Memories are flat files,
 /// with `team/` and a few topic folders at most; a tree thousands of folders deep is an attack
 /// (every level costs the host a longer path to resolve, so the walk grew with the square of
@@ -43,6 +46,13 @@ pub struct MemoryHeader {
     pub diagnostics: Vec<String>,
     /// How old it is as of the scan's "now", and whether it may be stale.
     pub freshness: Freshness,
+    /// The `[[name]]` links its body makes, each resolved to a scanned memory or not written
+    /// yet (R1.7).
+    #[serde(default)]
+    pub links: Vec<Link>,
+    /// The scanned memories that link to it, by path.
+    #[serde(default)]
+    pub backlinks: Vec<String>,
 }
 
 /// An entry the scan passed over, with the reason.
@@ -160,7 +170,45 @@ pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Res
         .collect();
     // A file may have changed between the listing and the read: order by what was read.
     report.headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+    resolve_links(&mut report.headers);
     Ok(report)
+}
+
+/// Points each link at the memory it names (by `name:`, else by file stem; the newest when
+/// two share a name) and fills in the backlinks.
+fn resolve_links(headers: &mut [MemoryHeader]) {
+    let mut by_slug: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for (i, h) in headers.iter().enumerate() {
+        let stem = h.path.rsplit('/').next().unwrap_or(&h.path).trim_end_matches(".md");
+        by_slug.entry(links::slug(stem)).or_insert(i);
+    }
+    // Names win over stems: a second pass lets them replace a stem's entry.
+    let mut named = std::collections::BTreeSet::new();
+    for (i, h) in headers.iter().enumerate() {
+        if let Some(key) = h.name.as_deref().map(links::slug).filter(|k| !k.is_empty())
+            && named.insert(key.clone())
+        {
+            by_slug.insert(key, i);
+        }
+    }
+    let targets: Vec<Vec<Option<usize>>> = headers
+        .iter()
+        .map(|h| h.links.iter().map(|l| by_slug.get(&links::slug(&l.name)).copied()).collect())
+        .collect();
+    let paths: Vec<String> = headers.iter().map(|h| h.path.clone()).collect();
+    for (from, tos) in targets.iter().enumerate() {
+        for (link, to) in headers[from].links.iter_mut().zip(tos) {
+            link.path = to.map(|to| paths[to].clone());
+        }
+        for &to in tos.iter().flatten() {
+            if to != from && !headers[to].backlinks.contains(&paths[from]) {
+                headers[to].backlinks.push(paths[from].clone());
+            }
+        }
+    }
+    for h in headers.iter_mut() {
+        h.backlinks.sort();
+    }
 }
 
 /// `path` with each control character written as a Rust escape (`\n`, `\u{1b}`), and `\` as
@@ -239,6 +287,8 @@ fn read_header(fs: &dyn Fs, candidate: Candidate) -> MemoryHeader {
         memory_type: None,
         diagnostics: Vec::new(),
         freshness: Freshness::default(),
+        links: Vec::new(),
+        backlinks: Vec::new(),
     };
     let head = match fs.read_head(&candidate.abs, HEAD_LINES, HEAD_BYTES) {
         Ok(head) => head,
@@ -265,11 +315,29 @@ fn read_header(fs: &dyn Fs, candidate: Candidate) -> MemoryHeader {
         header.diagnostics.push(note);
     }
     let fm = frontmatter::parse(&content, head.truncated);
+    header.links = read_links(fs, &candidate.abs, &content, head.truncated);
     header.name = fm.name;
     header.description = fm.description;
     header.memory_type = fm.memory_type;
     header.diagnostics.extend(fm.diagnostics);
     header
+}
+
+/// The links of a memory's body: from the head when that was the whole file, else from a
+/// second, larger read of a long memory.
+fn read_links(fs: &dyn Fs, abs: &str, head: &str, truncated: bool) -> Vec<Link> {
+    let whole;
+    let text = if truncated {
+        whole = match fs.read_head(abs, u32::MAX, LINK_BYTES) {
+            Ok(more) => text::normalize_newlines(&String::from_utf8_lossy(&more.data)).0,
+            Err(_) => return Vec::new(),
+        };
+        whole.as_str()
+    } else {
+        head
+    };
+    let body = frontmatter::split(text).map_or(text, |(_, body)| body);
+    links::parse(body).into_iter().map(|name| Link { name, path: None }).collect()
 }
 
 #[cfg(test)]

@@ -154,6 +154,8 @@ mod tests {
             memory_type: Some(MemoryType::Reference),
             diagnostics: vec![],
             freshness: Default::default(),
+            links: vec![],
+            backlinks: vec![],
         }
     }
 

@@ -9,7 +9,7 @@ use crate::fs::{Fs, FsError, join};
 use crate::memory_type::MemoryType;
 use crate::scan::INDEX_FILE;
 use crate::target::Target;
-use crate::{dates, frontmatter, index, secrets, text};
+use crate::{dates, frontmatter, index, links, secrets, text};
 use chrono::{DateTime, Duration};
 
 /// The lock file that serialises index changes, inside the memory directory.
@@ -39,12 +39,14 @@ pub struct Save<'a> {
 pub struct Memory<'a> {
     /// The content type.
     pub memory_type: MemoryType,
-    /// A short title.
+    /// The memory's name: a short kebab-case slug; other text is made one (`Release freeze`
+    /// is written `release-freeze`).
     pub name: &'a str,
     /// One sentence saying when the memory is relevant.
     pub description: &'a str,
-    /// The topic part of `{type}_{topic}.md`; derived from the name when `None`.
-    pub topic: Option<&'a str>,
+    /// The file, relative to the (team) memory directory. `None`: the memory already named
+    /// `name` is updated, else `<name>.md` is created (R1.2).
+    pub file: Option<&'a str>,
     /// The memory itself.
     pub body: &'a str,
     /// "Now", ms since the epoch: relative dates in project memories are converted against it.
@@ -112,6 +114,11 @@ pub struct SaveReport {
     pub index_line: String,
     /// Relative dates converted to absolute ones.
     pub conversions: Vec<dates::Conversion>,
+    /// The name the memory had when this save renamed it (R1.7).
+    pub renamed_from: Option<String>,
+    /// Memories whose `[[old name]]` links were rewritten to the new name, relative to the
+    /// memory directory.
+    pub links_rewritten: Vec<String>,
 }
 
 /// What a forget changed.
@@ -127,22 +134,9 @@ pub struct ForgetReport {
 /// Saves a memory: validates everything, then writes the file and its index line.
 /// `team_memory` says whether team memory is on (R10.1).
 pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_>) -> Result<SaveReport> {
-    let name = one_line("name", req.name)?;
+    let name = memory_name(&one_line("name", req.name)?)?;
     let mut description = one_line("description", req.description)?;
-    let topic = match req.topic {
-        Some(topic) => valid_topic(topic)?,
-        None => topic_from(&name)?,
-    };
-    let file = format!("{}_{topic}.md", req.memory_type);
-    // The index line must keep its hook: a name and file that fill it are refused (R6.1).
-    let head = index_line_head(&name, &file);
-    if head.chars().count() + MIN_HOOK_CHARS > MAX_INDEX_LINE_CHARS {
-        return Err(invalid(format!(
-            "the name and file name make an index line of {} characters before its description; \
-             MEMORY.md lines stay under {MAX_INDEX_LINE_CHARS}: shorten the name or the topic",
-            head.chars().count()
-        )));
-    }
+    let file = req.file.map(valid_file_name).transpose()?;
     if req.body.len() > MAX_BODY_BYTES {
         return Err(invalid(format!(
             "the body is {} bytes; a memory holds at most {MAX_BODY_BYTES}: keep the fact and its reason, link the rest",
@@ -160,9 +154,11 @@ pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_
         description = converted;
         conversions.extend(found);
     }
-    // Every field that reaches disk, the topic (a file name and an index line) included.
+    // Every field that reaches disk, the file name (in the index line too) included, and the
+    // name as given: its slug may lowercase a key that is still a key.
     for (what, text) in [
-        ("topic", topic.as_str()),
+        ("file name", file.as_deref().unwrap_or("")),
+        ("name", req.name),
         ("name", name.as_str()),
         ("description", description.as_str()),
         ("body", body.as_str()),
@@ -189,15 +185,24 @@ pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_
         Scope::Private => memory_dir.to_string(),
         Scope::Team => team_dir(fs, memory_dir)?,
     };
-    let path = join(&dir, &file);
     let lock = join(&dir, LOCK_FILE);
     fs.lock(&lock, LOCK_TIMEOUT_MS)?;
-    let result = save_locked(fs, &dir, &path, &file, &name, &description, req.memory_type, &body);
+    let today = today(req.now_ms, req.utc_offset_minutes);
+    let draft = Draft { name: &name, description: &description, memory_type: req.memory_type, body: &body };
+    let result = save_locked(fs, &dir, file.as_deref(), &draft, today);
     let unlocked = fs.unlock(&lock);
-    let (created, index_line) = result?;
+    let saved = result?;
     unlocked?;
-    let path = if scope == Scope::Team { format!("{TEAM_DIR}/{file}") } else { file };
-    Ok(SaveReport { path, created, index_line, conversions })
+    let in_scope =
+        |rel: &str| if scope == Scope::Team { format!("{TEAM_DIR}/{rel}") } else { rel.to_string() };
+    Ok(SaveReport {
+        path: in_scope(&saved.file),
+        created: saved.created,
+        index_line: saved.index_line,
+        conversions,
+        renamed_from: saved.renamed_from,
+        links_rewritten: saved.links_rewritten.iter().map(|f| in_scope(f)).collect(),
+    })
 }
 
 /// The team directory, created when missing, refused unless it really is `team/` inside the
@@ -214,33 +219,123 @@ fn team_dir(fs: &dyn Fs, memory_dir: &str) -> Result<String> {
     Ok(dir)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A checked memory, ready to write.
+struct Draft<'a> {
+    name: &'a str,
+    description: &'a str,
+    memory_type: MemoryType,
+    body: &'a str,
+}
+
+/// What [`save_locked`] did, relative to the directory it wrote.
+struct Saved {
+    file: String,
+    created: bool,
+    index_line: String,
+    renamed_from: Option<String>,
+    links_rewritten: Vec<String>,
+}
+
+/// Picks the file, writes it, its index line and any rewritten links; on a failure every file
+/// goes back to what it held.
 fn save_locked(
     fs: &dyn Fs,
-    memory_dir: &str,
-    path: &str,
-    file: &str,
-    name: &str,
-    description: &str,
-    memory_type: MemoryType,
-    body: &str,
-) -> Result<(bool, String)> {
-    let index_path = join(memory_dir, INDEX_FILE);
-    let old_index = read_optional(fs, &index_path)?;
-    let old_file = read_optional(fs, path)?;
-    let line = index_line(name, file, description);
-    let new_index = with_index_line(old_index.as_deref().unwrap_or(""), file, &line)?;
-    let content = render(old_file.as_deref(), name, description, memory_type, body);
-    fs.write_file(path, content.as_bytes())?;
-    if let Err(e) = fs.write_file(&index_path, new_index.as_bytes()) {
-        // Leave the directory as it was: the file goes back to what it held, or away.
-        let _ = match &old_file {
-            Some(old) => fs.write_file(path, old.as_bytes()),
-            None => fs.remove_file(path),
-        };
-        return Err(e.into());
+    dir: &str,
+    file: Option<&str>,
+    draft: &Draft<'_>,
+    today: chrono::NaiveDate,
+) -> Result<Saved> {
+    // Every memory of this directory (a team's own; the private one without `team/`).
+    let mut headers = crate::scan::scan_with_limit(fs, dir, usize::MAX, 0)?.headers;
+    headers.retain(|h| !h.path.starts_with(&format!("{TEAM_DIR}/")));
+    let file = match file {
+        Some(file) => file.to_string(),
+        None => file_for(fs, dir, draft.name, &headers)?,
+    };
+    let path = join(dir, &file);
+    let old_file = read_optional(fs, &path)?;
+    let old_name = old_file.as_deref().and_then(|old| frontmatter::parse(old, false).name);
+    // An update under the same slug keeps the name as the file wrote it (`Release freeze`);
+    // another name is a rename, and the links to the old one follow it.
+    let (name, renamed_from) = match old_name {
+        Some(old) if links::slug(&old) == draft.name => (old, None),
+        Some(old) if !links::slug(&old).is_empty() => (draft.name.to_string(), Some(old)),
+        _ => (draft.name.to_string(), None),
+    };
+    let line = index_line(&name, &file, draft.description);
+    // The index line must keep its hook: a name and file that fill it are refused (R6.1).
+    let head = index_line_head(&name, &file);
+    if head.chars().count() + MIN_HOOK_CHARS > MAX_INDEX_LINE_CHARS {
+        return Err(invalid(format!(
+            "the name and file name make an index line of {} characters before its description; \
+             MEMORY.md lines stay under {MAX_INDEX_LINE_CHARS}: shorten the name or the file name",
+            head.chars().count()
+        )));
     }
-    Ok((old_file.is_none(), line))
+    let index_path = join(dir, INDEX_FILE);
+    let old_index = read_optional(fs, &index_path)?;
+    let new_index = with_index_line(old_index.as_deref().unwrap_or(""), &file, &line)?;
+    let content = render(old_file.as_deref(), &name, draft, today);
+
+    let mut writes = vec![(path.clone(), old_file.clone(), content)];
+    let mut links_rewritten = Vec::new();
+    if let Some(old) = &renamed_from {
+        for h in headers.iter().filter(|h| h.path != file) {
+            if !h.links.iter().any(|l| links::slug(&l.name) == links::slug(old)) {
+                continue;
+            }
+            let at = join(dir, &h.path);
+            let text = String::from_utf8_lossy(&fs.read_file(&at, MAX_LINKING_FILE_BYTES)?).into_owned();
+            let (front, body) = match frontmatter::split(&text) {
+                Some((_, body)) => text.split_at(text.len() - body.len()),
+                None => ("", text.as_str()),
+            };
+            if let Some(body) = links::rewrite(body, old, &name) {
+                links_rewritten.push(h.path.clone());
+                writes.push((at, Some(text.clone()), format!("{front}{body}")));
+            }
+        }
+    }
+    writes.push((index_path, old_index, new_index));
+    write_all(fs, &writes)?;
+    Ok(Saved { file, created: old_file.is_none(), index_line: line, renamed_from, links_rewritten })
+}
+
+/// Writes each `(path, old, new)` in order; when one fails, those already written get their
+/// old content back (or go away, when they were new), and the error is returned.
+fn write_all(fs: &dyn Fs, writes: &[(String, Option<String>, String)]) -> Result<()> {
+    for (done, (path, _, new)) in writes.iter().enumerate() {
+        if let Err(e) = fs.write_file(path, new.as_bytes()) {
+            for (path, old, _) in writes[..done].iter().rev() {
+                let _ = match old {
+                    Some(old) => fs.write_file(path, old.as_bytes()),
+                    None => fs.remove_file(path),
+                };
+            }
+            return Err(e.into());
+        }
+    }
+    Ok(())
+}
+
+/// The file for a memory saved by name: the memory already named so, else `<name>.md` (or
+/// `<name>-2.md` … when a memory with another name holds that file).
+fn file_for(fs: &dyn Fs, dir: &str, name: &str, headers: &[crate::scan::MemoryHeader]) -> Result<String> {
+    let named = |h: &&crate::scan::MemoryHeader| h.name.as_deref().map(links::slug).as_deref() == Some(name);
+    let mut same: Vec<&crate::scan::MemoryHeader> = headers.iter().filter(named).collect();
+    same.sort_by_key(|h| (h.path != format!("{name}.md"), h.path.clone()));
+    if let Some(h) = same.first() {
+        return Ok(h.path.clone());
+    }
+    for n in 1..=MAX_SAME_STEM {
+        let file = if n == 1 { format!("{name}.md") } else { format!("{name}-{n}.md") };
+        match fs.stat(&join(dir, &file)) {
+            Err(FsError::NotFound(_)) => return Ok(file),
+            Ok(_) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(invalid(format!("{MAX_SAME_STEM} files already start with {name:?}: pass the file to update")))
 }
 
 /// Forgets a memory: removes the file and every index line that points at it.
@@ -303,39 +398,47 @@ fn one_line(what: &str, value: &str) -> Result<String> {
     Ok(value.to_string())
 }
 
-/// A topic as given: lowercase words joined by `_` or `-` (R1.2).
-fn valid_topic(topic: &str) -> Result<String> {
-    if topic.chars().count() > MAX_TOPIC_CHARS {
-        return Err(invalid(format!(
-            "the topic is {} characters; keep it under {MAX_TOPIC_CHARS} (it names the file and its index line)",
-            topic.chars().count()
-        )));
+/// A memory's name as written: the kebab-case slug of what was given, at most
+/// [`MAX_NAME_WORDS`] words and [`MAX_NAME_CHARS`] characters (R1.2).
+fn memory_name(given: &str) -> Result<String> {
+    let slug = links::slug(given);
+    if slug.is_empty() {
+        return Err(invalid(
+            "the name has no letters or digits: give a short kebab-case name like `release-freeze`",
+        ));
     }
-    let ok = !topic.is_empty()
-        && topic
-            .split(['_', '-'])
-            .all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
-    if ok {
-        Ok(topic.to_string())
-    } else {
-        Err(invalid(format!(
-            "topic {topic:?} must be lowercase words joined by `_` or `-` (e.g. `release_freeze`)"
-        )))
+    let mut name = String::new();
+    for word in slug.split('-').take(MAX_NAME_WORDS) {
+        let longer = name.chars().count() + usize::from(!name.is_empty()) + word.chars().count();
+        if longer > MAX_NAME_CHARS {
+            if name.is_empty() {
+                name = word.chars().take(MAX_NAME_CHARS).collect();
+            }
+            break;
+        }
+        if !name.is_empty() {
+            name.push('-');
+        }
+        name.push_str(word);
     }
+    Ok(name)
 }
 
-/// A topic made from a name: lowercase ASCII words joined by `_`, at most six.
-fn topic_from(name: &str) -> Result<String> {
-    let words: Vec<String> = name
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .take(6)
-        .map(str::to_ascii_lowercase)
-        .collect();
-    if words.is_empty() {
-        return Err(invalid("the name has no ASCII words to make a file name from: pass a topic"));
+/// A file named by a caller: a `.md` name in the memory directory itself, no folders.
+fn valid_file_name(file: &str) -> Result<String> {
+    let file = valid_relative_path(file)?;
+    if file.contains('/') {
+        return Err(invalid(format!(
+            "{file:?} is not a memory file name: memories are saved at the top of their directory"
+        )));
     }
-    Ok(words.join("_"))
+    if file.chars().count() > MAX_FILE_CHARS {
+        return Err(invalid(format!(
+            "the file name is {} characters; keep it under {MAX_FILE_CHARS} (it goes in the index line)",
+            file.chars().count()
+        )));
+    }
+    Ok(file)
 }
 
 /// A memory path from a caller (model or user): relative, `.md`, inside the directory (R12.3).
@@ -437,8 +540,16 @@ fn read_optional(fs: &dyn Fs, path: &str) -> Result<Option<String>> {
 
 /// Characters of description an index line keeps at least.
 const MIN_HOOK_CHARS: usize = 20;
-/// Longest topic: the file name must stay short enough for its index line.
-const MAX_TOPIC_CHARS: usize = 80;
+/// Longest file name a caller may give: it must stay short enough for its index line.
+const MAX_FILE_CHARS: usize = 80;
+/// A name keeps at most this many words…
+const MAX_NAME_WORDS: usize = 6;
+/// …and this many characters: it is written twice in its index line (`[name](name.md)`).
+const MAX_NAME_CHARS: usize = 48;
+/// Files tried for one name before giving up (`name.md`, `name-2.md`, …).
+const MAX_SAME_STEM: usize = 100;
+/// Largest memory whose links a rename rewrites; larger files are not memories memdir wrote.
+const MAX_LINKING_FILE_BYTES: u64 = 1024 * 1024;
 
 /// `- [Title](file.md) — `, the title's Markdown link syntax escaped so a name with `]` or `[`
 /// cannot break the link.
@@ -484,30 +595,85 @@ fn with_index_line(index_text: &str, file: &str, line: &str) -> Result<String> {
     Ok(lines.join("\n") + "\n")
 }
 
-/// The file's text: frontmatter (keeping any other keys an existing file had), then the body.
-fn render(old: Option<&str>, name: &str, description: &str, memory_type: MemoryType, body: &str) -> String {
-    let mut out = format!(
-        "---\nname: {}\ndescription: {}\ntype: {memory_type}\n",
-        yaml_value(name),
-        yaml_value(description)
-    );
-    if let Some((block, _)) = old.and_then(frontmatter::split) {
-        let mut keep = false;
-        for raw in block.lines() {
-            let top_level = !raw.starts_with([' ', '\t']) && !raw.trim().is_empty();
-            if top_level {
-                let key = raw.split(':').next().unwrap_or("").trim();
-                keep = !matches!(key, "name" | "description" | "type");
+/// The file's text: frontmatter, then the body. A new file gets the agent's current shape
+/// (`metadata:` → `type:`); an existing one keeps its shape (a top-level `type:` stays there)
+/// and every other key, its `metadata.modified` set to today.
+fn render(old: Option<&str>, name: &str, draft: &Draft<'_>, today: chrono::NaiveDate) -> String {
+    let entries =
+        old.and_then(frontmatter::split).map(|(block, _)| top_level_entries(block)).unwrap_or_default();
+    let has = |key: &str| {
+        entries.iter().any(|(k, lines)| {
+            k == key && (key != "metadata" || lines.len() > 1 || lines[0].trim_end().ends_with(':'))
+        })
+    };
+    // A metadata mapping written inline cannot take a nested type: such a file keeps the type
+    // at the top level, where readers look first.
+    let inline_metadata = entries
+        .iter()
+        .any(|(k, lines)| k == "metadata" && lines.len() == 1 && !lines[0].trim_end().ends_with(':'));
+    let nested = !entries.iter().any(|(k, _)| k == "type") && !inline_metadata;
+    let memory_type = draft.memory_type;
+    let mut out =
+        format!("---\nname: {}\ndescription: {}\n", yaml_value(name), yaml_value(draft.description));
+    if !nested {
+        out.push_str(&format!("type: {memory_type}\n"));
+    } else if !has("metadata") {
+        out.push_str(&format!("metadata:\n  type: {memory_type}\n"));
+    }
+    for (key, lines) in &entries {
+        match key.as_str() {
+            "name" | "description" | "type" => {}
+            "metadata" if lines.len() > 1 || lines[0].trim_end().ends_with(':') => {
+                out.push_str(&lines[0]);
+                let indent: String = lines
+                    .get(1)
+                    .map(|l| l.chars().take_while(|c| *c == ' ' || *c == '\t').collect())
+                    .unwrap_or_default();
+                let indent = if indent.is_empty() { "  ".to_string() } else { indent };
+                if nested {
+                    out.push_str(&format!("{indent}type: {memory_type}\n"));
+                }
+                for line in &lines[1..] {
+                    let sub = line.trim_start();
+                    let direct = line.starts_with(&indent) && !line[indent.len()..].starts_with([' ', '\t']);
+                    if direct && sub.starts_with("type:") {
+                        continue;
+                    }
+                    if direct && sub.starts_with("modified:") {
+                        let value = sub["modified:".len()..].trim().trim_matches(['"', '\'']);
+                        let stamp = if value.contains('T') {
+                            format!("{today}T00:00:00Z")
+                        } else {
+                            today.to_string()
+                        };
+                        out.push_str(&format!("{indent}modified: {stamp}\n"));
+                        continue;
+                    }
+                    out.push_str(line);
+                }
             }
-            if keep {
-                out.push_str(raw);
-                out.push('\n');
-            }
+            _ => lines.iter().for_each(|l| out.push_str(l)),
         }
     }
     out.push_str("---\n");
-    out.push_str(body);
+    out.push_str(draft.body);
     out
+}
+
+/// The top-level keys of a frontmatter block, each with its lines (newline-terminated): the
+/// key's own line, then the indented or blank lines under it.
+fn top_level_entries(block: &str) -> Vec<(String, Vec<String>)> {
+    let mut entries: Vec<(String, Vec<String>)> = Vec::new();
+    for raw in block.split_inclusive('\n') {
+        let line = if raw.ends_with('\n') { raw.to_string() } else { format!("{raw}\n") };
+        let top_level = !raw.starts_with([' ', '\t']) && !raw.trim().is_empty();
+        match entries.last_mut() {
+            Some((_, lines)) if !top_level => lines.push(line),
+            _ if !top_level => {}
+            _ => entries.push((raw.split(':').next().unwrap_or("").trim().to_string(), vec![line])),
+        }
+    }
+    entries
 }
 
 /// A YAML scalar: plain when that reads back the same, else double-quoted.
@@ -580,7 +746,17 @@ mod tests {
     #[test]
     fn index_line_titles_are_escaped_and_names_bounded() {
         assert_eq!(index_line("a] (x.md) [b", "user_a.md", "d"), "- [a\\] (x.md) \\[b](user_a.md) — d");
-        assert!(valid_topic(&"a".repeat(81)).unwrap_err().to_string().contains("under 80"));
+        assert!(
+            valid_file_name(&format!("{}.md", "a".repeat(78))).unwrap_err().to_string().contains("under 80")
+        );
+        assert!(valid_file_name("sub/a.md").is_err());
+        assert_eq!(
+            memory_name("Real database in integration tests, always").unwrap(),
+            "real-database-in-integration-tests-always"
+        );
+        assert_eq!(memory_name("one two three four five six seven").unwrap(), "one-two-three-four-five-six");
+        assert_eq!(memory_name(&"x".repeat(100)).unwrap().len(), MAX_NAME_CHARS);
+        assert!(memory_name("!!!").is_err());
     }
 
     #[test]
@@ -607,16 +783,36 @@ mod tests {
         assert_eq!(yaml_value("Real DB"), "Real DB");
         assert_eq!(yaml_value("Use: staging"), "\"Use: staging\"");
         assert_eq!(yaml_value("\"Deploy\" list"), "\"\\\"Deploy\\\" list\"");
+        let draft = Draft { name: "new", description: "d", memory_type: MemoryType::User, body: "b\n" };
+        let today = chrono::NaiveDate::from_ymd_opt(2026, 3, 4).unwrap();
+        // The seeds' shape stays: type at the top level, other keys kept, modified updated.
         let rendered = render(
-            Some("---\nname: Old\noriginSessionId: 7d\nmetadata:\n  modified: x\ntype: user\n---\nold\n"),
-            "New",
-            "d",
-            MemoryType::User,
-            "b\n",
+            Some(
+                "---\nname: Old\noriginSessionId: 7d\nmetadata:\n  modified: 2026-01-02\ntype: user\n---\nold\n",
+            ),
+            "new",
+            &draft,
+            today,
         );
         assert_eq!(
             rendered,
-            "---\nname: New\ndescription: d\ntype: user\noriginSessionId: 7d\nmetadata:\n  modified: x\n---\nb\n"
+            "---\nname: new\ndescription: d\ntype: user\noriginSessionId: 7d\nmetadata:\n  modified: 2026-03-04\n---\nb\n"
+        );
+        // A new file gets the agent's current shape.
+        assert_eq!(
+            render(None, "new", &draft, today),
+            "---\nname: new\ndescription: d\nmetadata:\n  type: user\n---\nb\n"
+        );
+        // The current shape stays: the type nested first, the metadata's other keys kept.
+        let current = "---\nname: x\nmetadata:\n    originSessionId: 7d\n    type: project\n    modified: 2026-01-02T10:00:00Z\nextra: 1\n---\nold\n";
+        assert_eq!(
+            render(Some(current), "new", &draft, today),
+            "---\nname: new\ndescription: d\nmetadata:\n    type: user\n    originSessionId: 7d\n    modified: 2026-03-04T00:00:00Z\nextra: 1\n---\nb\n"
+        );
+        // An inline mapping cannot take a nested type: the type goes to the top level.
+        assert_eq!(
+            render(Some("---\nname: x\nmetadata: {a: 1}\n---\n"), "new", &draft, today),
+            "---\nname: new\ndescription: d\ntype: user\nmetadata: {a: 1}\n---\nb\n"
         );
     }
 }

@@ -376,7 +376,7 @@ impl Core for ComponentCore<'_> {
             memory_type: wit_type(r.memory_type),
             name: r.name.to_string(),
             description: r.description.to_string(),
-            topic: r.topic.map(str::to_string),
+            file: r.file.map(str::to_string),
             body: r.body.to_string(),
             now_ms: r.now_ms,
             utc_offset_minutes: r.utc_offset_minutes,
@@ -396,6 +396,8 @@ impl Core for ComponentCore<'_> {
                 .into_iter()
                 .map(|c| Conversion { from: c.from, to: c.to })
                 .collect(),
+            renamed_from: report.renamed_from,
+            links_rewritten: report.links_rewritten,
         })
     }
 
@@ -714,6 +716,8 @@ fn core_header(h: ex::scan::MemoryHeader) -> MemoryHeader {
         memory_type: h.memory_type.map(core_type),
         diagnostics: h.diagnostics,
         freshness: Freshness { days: h.freshness.days, text: h.freshness.text, stale: h.freshness.stale },
+        links: h.links.into_iter().map(|l| memdir_core::links::Link { name: l.name, path: l.path }).collect(),
+        backlinks: h.backlinks,
     }
 }
 
@@ -730,6 +734,8 @@ fn wit_header(h: MemoryHeader) -> ex::scan::MemoryHeader {
             text: h.freshness.text,
             stale: h.freshness.stale,
         },
+        links: h.links.into_iter().map(|l| ex::scan::MemoryLink { name: l.name, path: l.path }).collect(),
+        backlinks: h.backlinks,
     }
 }
 

@@ -14,10 +14,10 @@ use memdir_harness::{ComponentRuntime, ConfinedFs, Core, NativeCore};
 use std::path::Path;
 use std::process::{Child, Command};
 
-fn save_process(dir: &Path, topic: &str, body: &str) -> Child {
+fn save_process(dir: &Path, name: &str, body: &str) -> Child {
     Command::new(env!("CARGO_BIN_EXE_memdir"))
-        .args(["save", "--memory-dir", dir.to_str().unwrap(), "--type", "reference", "--name", topic])
-        .args(["--description", &format!("notes about {topic}"), "--topic", topic, "--body", body])
+        .args(["save", "--memory-dir", dir.to_str().unwrap(), "--type", "reference", "--name", name])
+        .args(["--description", &format!("notes about {name}"), "--body", body])
         .env("MEMDIR_CACHE_DIR", dir.parent().unwrap().join("cache"))
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -35,7 +35,7 @@ fn two_processes_saving_100_memories_each_lose_no_index_line() {
     std::fs::create_dir(&dir).unwrap();
     // Warm the compiled-component cache so both writers start at once.
     assert!(save_process(&dir, "warmup", "x").wait().unwrap().success());
-    std::fs::remove_file(dir.join("reference_warmup.md")).unwrap();
+    std::fs::remove_file(dir.join("warmup.md")).unwrap();
     std::fs::remove_file(dir.join("MEMORY.md")).unwrap();
     let writers: Vec<_> = ["a", "b"]
         .into_iter()
@@ -43,7 +43,7 @@ fn two_processes_saving_100_memories_each_lose_no_index_line() {
             let dir = dir.clone();
             std::thread::spawn(move || {
                 for i in 0..100 {
-                    let status = save_process(&dir, &format!("{who}_{i:03}"), "a fact").wait().unwrap();
+                    let status = save_process(&dir, &format!("{who}-{i:03}"), "a fact").wait().unwrap();
                     assert!(status.success(), "{who} {i}");
                 }
             })
@@ -66,7 +66,7 @@ fn two_processes_saving_100_memories_each_lose_no_index_line() {
     assert_eq!(lines.len(), 200);
     for who in ["a", "b"] {
         for i in 0..100 {
-            let file = format!("(reference_{who}_{i:03}.md)");
+            let file = format!("({who}-{i:03}.md)");
             assert_eq!(lines.iter().filter(|l| l.contains(&file)).count(), 1, "{file}");
         }
     }
@@ -82,7 +82,7 @@ fn a_writer_killed_mid_save_leaves_no_partial_memory() {
         "a long line of memory text to make the write take a while\n".repeat(900)
     );
     for round in 0..8u64 {
-        let mut child = save_process(&dir, &format!("big_{round}"), &body);
+        let mut child = save_process(&dir, &format!("big-{round}"), &body);
         std::thread::sleep(std::time::Duration::from_millis(5 + round * 7));
         let _ = child.kill();
         let _ = child.wait();
@@ -116,15 +116,27 @@ fn snapshot(dir: &Path) -> Vec<(String, String)> {
 fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
     let runtime = ComponentRuntime::from_wasm(memdir_harness::CORE_WASM, None).unwrap();
     for backend in ["component", "native"] {
-        // A failing index write after a new file, after an updated file; a failing file write.
-        for (fail_name, topic, name) in
-            [("MEMORY.md", "tools", "Tools"), ("MEMORY.md", "role", "Role"), ("user_role.md", "role", "Role")]
-        {
+        // A failing index write after a new file, after an updated file (named, or found by its
+        // name); a failing file write; and a rename (R1.7) failing at the memory linking to it
+        // or at the index, after both files were rewritten.
+        for (fail_name, file, name) in [
+            ("MEMORY.md", Some("tools.md"), "tools"),
+            ("MEMORY.md", Some("user_role.md"), "role"),
+            ("MEMORY.md", None, "Role"),
+            ("user_role.md", Some("user_role.md"), "role"),
+            ("linking.md", Some("user_role.md"), "owner"),
+            ("MEMORY.md", Some("user_role.md"), "owner"),
+        ] {
             let tmp = tempfile::tempdir().unwrap();
             let dir = std::fs::canonicalize(tmp.path()).unwrap();
             std::fs::write(
                 dir.join("user_role.md"),
                 "---\nname: Role\ndescription: old\ntype: user\n---\nOld.\n",
+            )
+            .unwrap();
+            std::fs::write(
+                dir.join("linking.md"),
+                "---\nname: linking\ndescription: links\ntype: user\n---\nSee [[role]].\n",
             )
             .unwrap();
             std::fs::write(dir.join("MEMORY.md"), "- [Role](user_role.md) — old\n").unwrap();
@@ -142,7 +154,7 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
                     memory_type: MemoryType::User,
                     name,
                     description: "new",
-                    topic: Some(topic),
+                    file,
                     body: "New.",
                     now_ms: 0,
                     utc_offset_minutes: 0,
@@ -154,26 +166,19 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
             assert_eq!(
                 snapshot(&dir),
                 before,
-                "{backend}: failing {fail_name} while saving {topic} changed the directory"
+                "{backend}: failing {fail_name} while saving {name} as {file:?} changed the directory"
             );
-            // The lock was released: a save that does not hit the failure goes through.
+            // The lock was released: the same save without the failure goes through.
             let ok = ConfinedFs::new().grant_read("/").unwrap().grant_write(&dir).unwrap();
             let mut core: Box<dyn Core> =
                 if backend == "native" { Box::new(NativeCore::new(ok)) } else { Box::new(runtime.core(ok)) };
-            let request = Save {
-                target: &target,
-                memory: Memory {
-                    memory_type: MemoryType::User,
-                    name: "Role",
-                    description: "new",
-                    topic: Some("role"),
-                    body: "New.",
-                    now_ms: 0,
-                    utc_offset_minutes: 0,
-                    scope: None,
-                },
-            };
-            assert!(!core.save(&request).unwrap().created);
+            let report = core.save(&request).unwrap();
+            if name == "owner" {
+                assert_eq!(report.renamed_from.as_deref(), Some("Role"));
+                assert_eq!(report.links_rewritten, ["linking.md"]);
+                let linking = std::fs::read_to_string(dir.join("linking.md")).unwrap();
+                assert!(linking.ends_with("See [[owner]].\n"), "{linking}");
+            }
         }
     }
 }

@@ -115,33 +115,36 @@ test("every tool, in the order an agent uses them, against a real memory directo
 
     const saved = await save(client, FEEDBACK);
     assert.equal(saved.isError, false, text(saved));
-    assert.match(text(saved), /^saved feedback_integration_tests_use_a_real_database\.md/);
-    const file = path.join(w.memoryDir, "feedback_integration_tests_use_a_real_database.md");
-    assert.match(fs.readFileSync(file, "utf8"), /^---\nname: Integration tests use a real database\n/);
+    assert.match(text(saved), /^saved integration-tests-use-a-real-database\.md/);
+    const file = path.join(w.memoryDir, "integration-tests-use-a-real-database.md");
+    assert.match(fs.readFileSync(file, "utf8"), /^---\nname: integration-tests-use-a-real-database\ndescription: .*\nmetadata:\n  type: feedback\n---\n/);
 
     const user = await save(client, {
       type: "user",
       name: "Ana is a data engineer",
       description: "Who the user is: role and background",
-      body: "Ana builds the ingestion pipelines and knows SQL deeply; new to Rust.",
+      body: "Ana builds the ingestion pipelines and knows SQL deeply; new to Rust. She wrote [[integration-tests-use-a-real-database]] and plans [[ana-rust-mentor]].",
     });
     assert.equal(user.isError, false, text(user));
 
     const index = text(await client.callTool({ name: "memory_index", arguments: {} }));
-    assert.match(index, /\[Integration tests use a real database\]\(feedback_integration_tests_use_a_real_database\.md\)/);
-    assert.match(index, /\[Ana is a data engineer\]/);
+    assert.match(index, /\[integration-tests-use-a-real-database\]\(integration-tests-use-a-real-database\.md\)/);
+    assert.match(index, /\[ana-is-a-data-engineer\]/);
     assert.equal(index, fs.readFileSync(path.join(w.memoryDir, "MEMORY.md"), "utf8").trimEnd());
 
     const list = text(await client.callTool({ name: "memory_list", arguments: {} }));
-    assert.match(list, /\[feedback\] feedback_integration_tests_use_a_real_database\.md/);
-    assert.match(list, /\[user\] user_ana_is_a_data_engineer\.md/);
+    assert.match(list, /\[feedback\] integration-tests-use-a-real-database\.md/);
+    assert.match(list, /\[user\] ana-is-a-data-engineer\.md/);
     assert.doesNotMatch(list, /may be stale/);
+    // Links between memories (R1.7): resolved, not written yet, and backlinks.
+    assert.match(list, /links: \[\[integration-tests-use-a-real-database\]\] → integration-tests-use-a-real-database\.md, \[\[ana-rust-mentor\]\] \(not written yet\)/);
+    assert.match(list, /linked from: ana-is-a-data-engineer\.md/);
     // Staleness is the core's verdict (R1.6): a user memory untouched for two years is marked.
     const old = new Date(Date.now() - 2 * 365 * 86_400_000);
-    fs.utimesSync(path.join(w.memoryDir, "user_ana_is_a_data_engineer.md"), old, old);
+    fs.utimesSync(path.join(w.memoryDir, "ana-is-a-data-engineer.md"), old, old);
     const aged = text(await client.callTool({ name: "memory_list", arguments: {} }));
-    assert.match(aged, /user_ana_is_a_data_engineer\.md .* \[may be stale: saved 73\d days ago; check it before relying on it\]/);
-    assert.doesNotMatch(aged, /feedback_integration_tests_use_a_real_database\.md .*may be stale/);
+    assert.match(aged, /ana-is-a-data-engineer\.md .* \[may be stale: saved 73\d days ago; check it before relying on it\]/);
+    assert.doesNotMatch(aged, /integration-tests-use-a-real-database\.md .*may be stale/);
 
     const recalled = text(
       await client.callTool({ name: "memory_recall", arguments: { query: "how should I write the database tests?" } }),
@@ -176,10 +179,10 @@ test("every tool, in the order an agent uses them, against a real memory directo
 
     const forgot = await client.callTool({
       name: "memory_forget",
-      arguments: { path: "user_ana_is_a_data_engineer.md" },
+      arguments: { path: "ana-is-a-data-engineer.md" },
     });
     assert.equal(forgot.isError, false, text(forgot));
-    assert.ok(!fs.existsSync(path.join(w.memoryDir, "user_ana_is_a_data_engineer.md")));
+    assert.ok(!fs.existsSync(path.join(w.memoryDir, "ana-is-a-data-engineer.md")));
     assert.doesNotMatch(fs.readFileSync(path.join(w.memoryDir, "MEMORY.md"), "utf8"), /Ana/);
   } finally {
     await client.close();
@@ -265,8 +268,8 @@ test("nothing a client sends reaches outside the memory directory", async () => 
       { name: "memory_forget", arguments: { path: "../../../outside.md" } },
       { name: "memory_forget", arguments: { path: outside } },
       { name: "memory_forget", arguments: { path: "..%2f..%2foutside.md" } },
-      { name: "memory_save", arguments: { ...FEEDBACK, topic: "../../../outside" } },
-      { name: "memory_save", arguments: { ...FEEDBACK, topic: "/tmp/evil" } },
+      { name: "memory_save", arguments: { ...FEEDBACK, file: "../../../outside.md" } },
+      { name: "memory_save", arguments: { ...FEEDBACK, file: "/tmp/evil.md" } },
     ];
     for (const call of hostile) {
       const result = await client.callTool(call);
@@ -294,15 +297,15 @@ test("resources and the prompt", async () => {
     assert.equal((await save(client, FEEDBACK)).isError, false);
     const { resources } = await client.listResources();
     const names = resources.map((r) => r.name);
-    assert.deepEqual(names, ["MEMORY.md", "Integration tests use a real database"]);
+    assert.deepEqual(names, ["MEMORY.md", "integration-tests-use-a-real-database"]);
     const memory = resources[1];
-    assert.equal(memory.uri, "memdir://memory/feedback_integration_tests_use_a_real_database.md");
+    assert.equal(memory.uri, "memdir://memory/integration-tests-use-a-real-database.md");
     assert.equal(memory.description, FEEDBACK.description);
     const read = await client.readResource({ uri: memory.uri });
     assert.match(read.contents[0].text, /never mocks/);
     // A memory older than its type keeps says so in its description (the core's verdict, R1.6).
     const old = new Date(Date.now() - 400 * 86_400_000);
-    fs.utimesSync(path.join(w.memoryDir, "feedback_integration_tests_use_a_real_database.md"), old, old);
+    fs.utimesSync(path.join(w.memoryDir, "integration-tests-use-a-real-database.md"), old, old);
     const aged = (await client.listResources()).resources[1];
     assert.equal(aged.description, `${FEEDBACK.description} (may be stale: saved 400 days ago)`);
 
@@ -311,7 +314,7 @@ test("resources and the prompt", async () => {
     const prompt = await client.getPrompt({ name: "memory" });
     const body = prompt.messages[0].content.text;
     assert.ok(body.includes(w.memoryDir), "the prompt names the memory directory");
-    assert.match(body, /Integration tests use a real database/);
+    assert.match(body, /integration-tests-use-a-real-database/);
   } finally {
     await client.close();
   }
@@ -340,7 +343,7 @@ test("two clients writing at once lose nothing", async () => {
   } finally {
     await Promise.all([a.close(), b.close()]);
   }
-  const files = tree(w.memoryDir).filter((f) => f.startsWith("reference_"));
+  const files = tree(w.memoryDir).filter((f) => f.startsWith("dashboard-"));
   assert.equal(files.length, 2 * per);
   const lines = fs.readFileSync(path.join(w.memoryDir, "MEMORY.md"), "utf8").split("\n").filter((l) => l.startsWith("- "));
   assert.equal(lines.length, 2 * per);

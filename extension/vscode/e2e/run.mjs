@@ -59,7 +59,7 @@ memory(
   "feedback",
   "Integration tests use a real database",
   "Integration tests must run against a real Postgres, never mocks",
-  "Integration tests must run against a real Postgres.\n**Why:** mocks hid a broken migration.\n**How to apply:** start the compose database first.",
+  "Integration tests must run against a real Postgres.\n**Why:** mocks hid a broken migration.\n**How to apply:** start the compose database first; during the [[release-freeze]] ask [[ci-owner]].",
   3,
 );
 memory("project_freeze.md", "project", "Release freeze", "Merges stop from 2026-12-03 for the mobile release", "Non-critical merges stop 2026-12-03.\n**Why:** the release branch is cut.\n**How to apply:** hold merges.", 45);
@@ -219,6 +219,16 @@ try {
     }
   });
 
+  await check("a memory opens onto its links and backlinks; a link opens the memory behind it (R1.7)", async () => {
+    const row = page.locator(".monaco-list-row", { hasText: "Integration tests use a real database" }).first();
+    await row.locator(".monaco-tl-twistie").click();
+    const link = page.locator(".monaco-list-row", { hasText: "→ release-freeze" }).first();
+    await link.waitFor({ timeout: 10_000 });
+    await until("the dangling link", async () => (await page.locator(".monaco-list-row", { hasText: "→ ci-owner" }).first().innerText()).includes("not written yet"));
+    await link.click();
+    await until("the linked memory open", async () => (await editorText()).includes("Non-critical merges stop 2026-12-03"));
+  });
+
   await check("Memory: Show Index As Loaded opens MEMORY.md as the model sees it", async () => {
     await palette("Memory: Show Index As Loaded");
     await until("the index in an editor", async () => (await editorText()).includes("Release freeze"));
@@ -243,9 +253,13 @@ try {
     await answer("Runbook");
     await answer("Where the on-call runbook lives");
     await answer("The runbook is at wiki.internal/oncall.");
-    await until("the file", async () => fs.existsSync(path.join(memoryDir, "reference_runbook.md")));
+    await until("the file", async () => fs.existsSync(path.join(memoryDir, "runbook.md")));
+    // The agent's current shape (R1.2): a kebab-case name, the type under metadata.
+    if (!fs.readFileSync(path.join(memoryDir, "runbook.md"), "utf8").startsWith("---\nname: runbook\ndescription: Where the on-call runbook lives\nmetadata:\n  type: reference\n")) {
+      throw new Error("not written in the current shape");
+    }
     const index = fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
-    if (!index.includes("[Runbook](reference_runbook.md)")) throw new Error(`no index line: ${index}`);
+    if (!index.includes("[runbook](runbook.md)")) throw new Error(`no index line: ${index}`);
   });
 
   await check("Memory: Run Dream folds the daily log into a memory", async () => {

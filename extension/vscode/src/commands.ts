@@ -49,7 +49,7 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
         { title: "Save Memory: type" },
       );
       if (!type) return;
-      const name = await vscode.window.showInputBox({ title: "Save Memory: name", prompt: "A short title" });
+      const name = await vscode.window.showInputBox({ title: "Save Memory: name", prompt: "A short kebab-case name, e.g. release-freeze (other words are made one); an existing name updates that memory" });
       if (!name) return;
       const description = await vscode.window.showInputBox({
         title: "Save Memory: description",

@@ -135,7 +135,7 @@ export class Workspace {
     name: string;
     description: string;
     body: string;
-    topic?: string;
+    file?: string;
     scope?: "private" | "team";
   }): SaveReport {
     const { target, grant } = this.writable();
@@ -144,7 +144,7 @@ export class Workspace {
       memoryType: request.type,
       name: request.name,
       description: request.description,
-      topic: request.topic || undefined,
+      file: request.file || undefined,
       body: request.body,
       nowMs: BigInt(Date.now()),
       utcOffsetMinutes: utcOffset(),

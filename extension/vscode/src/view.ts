@@ -1,11 +1,18 @@
 // The Memories view: memories grouped by type (and by private/team when team memory is on),
 // each labelled with its name, described by its age, its description as tooltip; stale ones
-// marked. It refreshes when files in the memory directory change.
+// marked. A memory that links to others, or is linked to, opens onto its links (→) and
+// backlinks (←), as the core resolved them (R1.7); a click opens the memory behind one. It
+// refreshes when files in the memory directory change.
 
 import * as vscode from "vscode";
 import { type Memory, TYPES, type Workspace } from "./memory";
 
-type Node = { kind: "scope"; team: boolean } | { kind: "type"; type: string; team?: boolean } | { kind: "memory"; memory: Memory };
+type Node =
+  | { kind: "scope"; team: boolean }
+  | { kind: "type"; type: string; team?: boolean }
+  | { kind: "memory"; memory: Memory }
+  | { kind: "link"; from: Memory; name: string; to?: Memory }
+  | { kind: "backlink"; from: Memory; to: Memory };
 
 const TYPE_LABELS: Record<string, string> = {
   user: "User",
@@ -73,6 +80,17 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
         .filter((m) => (m.header.memoryType ?? "untyped") === node.type && (node.team === undefined || m.team === node.team))
         .map((memory) => ({ kind: "memory", memory }));
     }
+    if (node.kind === "memory") {
+      const byPath = (p: string) => this.memories.find((m) => m.header.path === p);
+      const { header } = node.memory;
+      return [
+        ...header.links.map((l): Node => ({ kind: "link", from: node.memory, name: l.name, to: l.path === undefined ? undefined : byPath(l.path) })),
+        ...header.backlinks.flatMap((p): Node[] => {
+          const from = byPath(p);
+          return from ? [{ kind: "backlink", from, to: node.memory }] : [];
+        }),
+      ];
+    }
     return [];
   }
 
@@ -94,10 +112,16 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
       item.contextValue = "memdir.type";
       return item;
     }
+    if (node.kind === "link") return linkItem(node.name, node.to, node.from);
+    if (node.kind === "backlink") return backlinkItem(node.from, node.to);
     const { header, file } = node.memory;
     // Freshness and staleness are the core's (R7.6, R1.6), as for every other host.
     const { stale, text: age } = header.freshness;
-    const item = new vscode.TreeItem(header.name ?? header.path, vscode.TreeItemCollapsibleState.None);
+    const linked = header.links.length + header.backlinks.length > 0;
+    const item = new vscode.TreeItem(
+      header.name ?? header.path,
+      linked ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
     item.description = stale ? `${age} · may be stale` : age;
     item.tooltip = new vscode.MarkdownString(
       `**${header.name ?? header.path}**\n\n${header.description ?? "(no description)"}\n\n\`${header.path}\`` +
@@ -112,4 +136,30 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     item.id = file;
     return item;
   }
+}
+
+/** `→ name`: opens the memory it reaches; a link to nothing is "not written yet", never an error. */
+function linkItem(name: string, to: Memory | undefined, from: Memory): vscode.TreeItem {
+  const item = new vscode.TreeItem(`→ ${name}`, vscode.TreeItemCollapsibleState.None);
+  item.id = `${from.file}→${name}`;
+  if (!to) {
+    item.description = "not written yet";
+    item.tooltip = `[[${name}]] names no memory yet: something worth writing later.`;
+    item.iconPath = new vscode.ThemeIcon("circle-outline");
+    return item;
+  }
+  item.description = to.header.path;
+  item.iconPath = new vscode.ThemeIcon("arrow-right");
+  item.command = { command: "vscode.open", title: "Open Memory", arguments: [vscode.Uri.file(to.file)] };
+  return item;
+}
+
+/** `← name`: a memory that links here; opens it. */
+function backlinkItem(from: Memory, to: Memory): vscode.TreeItem {
+  const item = new vscode.TreeItem(`← ${from.header.name ?? from.header.path}`, vscode.TreeItemCollapsibleState.None);
+  item.id = `${to.file}←${from.file}`;
+  item.description = from.header.path;
+  item.iconPath = new vscode.ThemeIcon("arrow-left");
+  item.command = { command: "vscode.open", title: "Open Memory", arguments: [vscode.Uri.file(from.file)] };
+  return item;
 }

@@ -76,12 +76,12 @@ test("the extension and the memdir CLI writing at once lose nothing (one lock fo
   const core = new MemoryCore(dist);
   for (let i = 1; i <= per; i++) {
     core.save(new ConfinedFs().grantRead("/").grantWrite(dir), {
-      target: target(dir), memoryType: "reference", name: `Node ${i}`, description: `node ${i}`, topic: undefined,
+      target: target(dir), memoryType: "reference", name: `Node ${i}`, description: `node ${i}`, file: undefined,
       body: `https://node.example/${i}`, nowMs: BigInt(Date.now()), utcOffsetMinutes: 0, scope: undefined,
     });
   }
   assert.equal(await exited, 0, "every CLI save succeeded");
-  const files = fs.readdirSync(dir).filter((f) => f.startsWith("reference_"));
+  const files = fs.readdirSync(dir).filter((f) => /^(cli|node)-\d+\.md$/.test(f));
   assert.equal(files.length, 2 * per);
   const lines = fs.readFileSync(path.join(dir, "MEMORY.md"), "utf8").split("\n").filter((l) => l.startsWith("- "));
   assert.equal(lines.length, 2 * per);
@@ -94,7 +94,7 @@ test("a FIFO named .memdir.lock is refused at once, before anything is written (
   const core = new MemoryCore(dist);
   assert.throws(
     () => core.save(new ConfinedFs().grantRead("/").grantWrite(dir), {
-      target: target(dir), memoryType: "user", name: "Editor", description: "Ana uses vim", topic: undefined,
+      target: target(dir), memoryType: "user", name: "Editor", description: "Ana uses vim", file: undefined,
       body: "Ana uses vim.", nowMs: 0n, utcOffsetMinutes: 0, scope: undefined,
     }),
     (e) => e instanceof CoreError && /not a regular file/.test(e.message),

@@ -27,7 +27,7 @@ const SAMPLE: &[(&str, &str, i64)] = &[
     ("user_role.md", include_str!("../../sample-memory/user_role.md"), 47),
     ("feedback_testing.md", include_str!("../../sample-memory/feedback_testing.md"), 9),
     ("feedback_terse_replies.md", include_str!("../../sample-memory/feedback_terse_replies.md"), 3),
-    ("project_release_freeze.md", include_str!("../../sample-memory/project_release_freeze.md"), 1),
+    ("release-freeze.md", include_str!("../../sample-memory/release-freeze.md"), 1),
     (
         "reference_grafana_dashboards.md",
         include_str!("../../sample-memory/reference_grafana_dashboards.md"),
@@ -108,20 +108,30 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         target: &target,
         memory: Memory {
             memory_type: MemoryType::Feedback,
-            name: "Migrations in their own PR",
+            name: "migrations-own-pr",
             description: "Schema migrations ship in a PR of their own, reviewed by the DBA on call",
-            topic: Some("migrations"),
+            file: None,
             body: "Put schema migrations in their own PR.\nWhy: a migration mixed into a feature PR was \
-                   rolled back with it last month.\nHow to apply: any change under db/migrations/.",
+                   rolled back with it last month.\nHow to apply: any change under db/migrations/; \
+                   during the [[release-freeze]] they wait like every other change.",
             now_ms: ctx.now_ms(),
             utc_offset_minutes: 0,
             scope: None,
         },
     })?;
-    writeln!(out, "== Saved {} (R9.1); MEMORY.md now ends with ==", saved.path)?;
-    let index = writer.load_index(&format!("{abs}/{INDEX_FILE}"))?;
-    for line in index.text.lines().rev().take(2).collect::<Vec<_>>().into_iter().rev() {
-        writeln!(out, "{line}")?;
+    writeln!(out, "== Saved {} in the agent's current shape (R9.1, R1.2) ==", saved.path)?;
+    let text = fs::read_to_string(dir.join(&saved.path))?;
+    write!(out, "{text}")?;
+    writeln!(out, "MEMORY.md gained: {}", saved.index_line)?;
+    writeln!(out)?;
+
+    // The links between memories, as the core resolves them.
+    writeln!(out, "== Links between memories (R1.7) ==")?;
+    for header in writer.scan(&abs, ctx.now_ms())?.headers.iter().filter(|h| !h.links.is_empty()) {
+        for link in &header.links {
+            let to = link.path.as_deref().unwrap_or("not written yet");
+            writeln!(out, "{} → [[{}]] → {to}", header.path, link.name)?;
+        }
     }
     Ok(())
 }

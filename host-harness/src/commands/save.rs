@@ -44,15 +44,18 @@ pub struct SaveArgs {
     /// user, feedback, project or reference.
     #[arg(long = "type", value_parser = parse_type)]
     pub memory_type: MemoryType,
-    /// A short title.
+    /// The memory's name, a short kebab-case slug (`release-freeze`); other text is made one.
+    /// Saving the same name again updates that memory.
     #[arg(long)]
     pub name: String,
     /// One sentence saying when the memory is relevant.
     #[arg(long)]
     pub description: String,
-    /// The file's topic (`{type}_{topic}.md`); made from the name when absent.
+    /// The file to write (a `.md` name in the memory directory); default: the memory already
+    /// named so, else `<name>.md`. Naming an existing file with another name renames it, and
+    /// `[[links]]` to the old name follow.
     #[arg(long)]
-    pub topic: Option<String>,
+    pub file: Option<String>,
     /// The memory's text.
     #[arg(long, conflicts_with_all = ["body_file", "stdin"])]
     pub body: Option<String>,
@@ -108,6 +111,10 @@ struct SaveJson<'a> {
     created: bool,
     index_line: &'a str,
     conversions: Vec<Conversion<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    renamed_from: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    links_rewritten: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -140,7 +147,7 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
             memory_type: args.memory_type,
             name: &args.name,
             description: &args.description,
-            topic: args.topic.as_deref(),
+            file: args.file.as_deref(),
             body: &body,
             now_ms: ctx.now_ms(),
             utc_offset_minutes: utc_offset,
@@ -157,6 +164,8 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
             created: report.created,
             index_line: &report.index_line,
             conversions: report.conversions.iter().map(|c| Conversion { from: &c.from, to: &c.to }).collect(),
+            renamed_from: report.renamed_from.as_deref(),
+            links_rewritten: &report.links_rewritten,
         };
         serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
         writeln!(out)?;
@@ -166,8 +175,22 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
         for c in &report.conversions {
             writeln!(out, "date: \"{}\" → {}", c.from, c.to)?;
         }
+        if let Some(note) = rename_note(&report) {
+            writeln!(out, "{note}")?;
+        }
     }
     Ok(())
+}
+
+/// One line saying what a rename did, when the save renamed the memory (R1.7).
+pub fn rename_note(report: &memdir_core::writer::SaveReport) -> Option<String> {
+    let old = report.renamed_from.as_deref()?;
+    let files = if report.links_rewritten.is_empty() {
+        "none".to_string()
+    } else {
+        report.links_rewritten.join(", ")
+    };
+    Some(format!("renamed from {old}; [[{old}]] links rewritten in: {files}"))
 }
 
 /// Runs `memdir forget`.

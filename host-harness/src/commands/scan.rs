@@ -30,6 +30,10 @@ struct Header<'a> {
     freshness: &'a str,
     /// Older than its type keeps (R1.6): check it before relying on it.
     stale: bool,
+    /// `[[name]]` links, each with the memory it reaches or `null`: not written yet (R1.7).
+    links: &'a [memdir_core::links::Link],
+    /// The memories that link here.
+    backlinks: &'a [String],
 }
 
 /// Runs the command.
@@ -50,6 +54,8 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
                 diagnostics: &h.diagnostics,
                 freshness: &h.freshness.text,
                 stale: h.freshness.stale,
+                links: &h.links,
+                backlinks: &h.backlinks,
             })
             .collect();
         serde_json::to_writer_pretty(&mut *out, &headers).map_err(std::io::Error::from)?;
@@ -63,6 +69,12 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         writeln!(out, "{}  {:<9}  {}  {}{stale}", iso_millis(h.mtime_ms), kind, h.path, name)?;
         for d in &h.diagnostics {
             writeln!(out, "    ! {d}")?;
+        }
+        for link in &h.links {
+            writeln!(out, "    → [[{}]] {}", link.name, link.path.as_deref().unwrap_or("(not written yet)"))?;
+        }
+        for from in &h.backlinks {
+            writeln!(out, "    ← {from}")?;
         }
     }
     let kept = report.headers.len();

@@ -95,7 +95,9 @@ pub struct SaveArgs {
     /// user, feedback, project or reference.
     #[serde(rename = "type")]
     pub memory_type: TypeArg,
-    /// A short title, e.g. "Integration tests use a real database".
+    /// The memory's name: a short kebab-case slug, e.g. "real-db-in-tests" (other text is made
+    /// one). Other memories link to it as [[real-db-in-tests]]; saving the same name again
+    /// updates it.
     pub name: String,
     /// One line saying when this memory is relevant; recall matches requests against it.
     pub description: String,
@@ -103,10 +105,11 @@ pub struct SaveArgs {
     /// starting "**Why:**" and a line starting "**How to apply:**". Write dates as YYYY-MM-DD;
     /// never include secrets.
     pub body: String,
-    /// A few words naming the file (`{type}_{topic}.md`); saving the same topic again updates it.
-    /// Made from the name when absent.
+    /// The file to write, e.g. "real-db-in-tests.md". Default: the memory already named so,
+    /// else `<name>.md`. An existing file given with a new name is renamed, and [[links]] to
+    /// the old name follow.
     #[serde(default)]
-    pub topic: Option<String>,
+    pub file: Option<String>,
     /// private or team; by default user and feedback memories are private, project and
     /// reference memories go to the team when team memory is on.
     #[serde(default)]
@@ -177,8 +180,8 @@ pub fn list() -> Vec<Tool> {
         tool::<SaveArgs>(
             SAVE,
             "Save a memory",
-            "Saves one memory and its MEMORY.md line in one step; saving the same type and topic \
-             again updates it. Save what a future conversation needs and cannot read from the \
+            "Saves one memory (one fact) and its MEMORY.md line in one step; saving the same name \
+             again updates it. Link related memories in the body with [[name]]. Save what a future conversation needs and cannot read from the \
              code: who the user is, how they want work done (corrections and confirmed approaches), \
              what the project is doing and why, where things live. Do not save code structure, \
              git history, secrets or what is already in CLAUDE.md. The answer names the file; a \
@@ -397,7 +400,7 @@ fn save(memory: &Memory, args: SaveArgs) -> Result<String, Failure> {
             memory_type,
             name: &args.name,
             description: &args.description,
-            topic: args.topic.as_deref(),
+            file: args.file.as_deref(),
             body: &args.body,
             now_ms: ctx.now_ms(),
             utc_offset_minutes: ctx.utc_offset(None),
@@ -417,6 +420,10 @@ fn save(memory: &Memory, args: SaveArgs) -> Result<String, Failure> {
     for c in &report.conversions {
         text.push_str(&format!("\ndate: \"{}\" written as {}", c.from, c.to));
     }
+    if let Some(note) = crate::cli::commands::save::rename_note(&report) {
+        text.push('\n');
+        text.push_str(&note);
+    }
     Ok(text)
 }
 
@@ -430,18 +437,35 @@ fn list_memories(memory: &Memory) -> Result<String, Failure> {
     if report.headers.is_empty() {
         return Ok("No memories yet.".into());
     }
-    // The manifest, each stale memory marked with what the core found (R1.6, R7.6).
+    // The manifest, each stale memory marked with what the core found (R1.6, R7.6), and the
+    // links between memories under it (R1.7).
     let manifest = core.manifest(&report.headers)?;
-    Ok(manifest
-        .lines()
-        .zip(&report.headers)
-        .map(|(line, h)| match h.freshness.stale {
-            true => {
-                format!("{line} [may be stale: saved {}; check it before relying on it]\n", h.freshness.text)
-            }
-            false => format!("{line}\n"),
-        })
-        .collect())
+    let mut text = String::new();
+    for (line, h) in manifest.lines().zip(&report.headers) {
+        text.push_str(line);
+        if h.freshness.stale {
+            text.push_str(&format!(
+                " [may be stale: saved {}; check it before relying on it]",
+                h.freshness.text
+            ));
+        }
+        text.push('\n');
+        if !h.links.is_empty() {
+            let links: Vec<String> = h
+                .links
+                .iter()
+                .map(|l| match &l.path {
+                    Some(path) => format!("[[{}]] → {path}", l.name),
+                    None => format!("[[{}]] (not written yet)", l.name),
+                })
+                .collect();
+            text.push_str(&format!("  links: {}\n", links.join(", ")));
+        }
+        if !h.backlinks.is_empty() {
+            text.push_str(&format!("  linked from: {}\n", h.backlinks.join(", ")));
+        }
+    }
+    Ok(text)
 }
 
 fn log(memory: &Memory, args: LogArgs) -> Result<String, Failure> {
