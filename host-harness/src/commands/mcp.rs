@@ -9,6 +9,7 @@
 //! Every path comes from `--cwd`, fixed at start: no argument a client sends names a directory,
 //! and writes go through a filesystem that grants the memory directory alone.
 
+mod framing;
 mod tools;
 
 use super::save::Target;
@@ -63,8 +64,14 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
     })?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let served = runtime.block_on(async move {
-        let service = Server { jobs }.serve(rmcp::transport::stdio()).await?;
+        // The SDK talks to the framing layer, which talks to stdio (see `framing`).
+        let (server_end, relay_end) = tokio::io::duplex(64 * 1024);
+        let (from_server, to_server) = tokio::io::split(relay_end);
+        let relay =
+            tokio::spawn(framing::relay(tokio::io::stdin(), tokio::io::stdout(), to_server, from_server));
+        let service = Server { jobs }.serve(tokio::io::split(server_end)).await?;
         service.waiting().await.map_err(|e| std::io::Error::other(e.to_string()))?;
+        relay.await.map_err(std::io::Error::other)??;
         Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     });
     // The handlers held the only sender; with them gone the worker's loop ends.
