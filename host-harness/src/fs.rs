@@ -154,6 +154,16 @@ fn checked(path: &str) -> Result<&Path, FsError> {
     Ok(p)
 }
 
+/// An error without the temporary file's path tempfile adds to it: the user needs to know which
+/// memory failed, not which scratch file (the kind says what went wrong).
+fn without_temp_path(e: io::Error) -> io::Error {
+    match e.raw_os_error() {
+        Some(_) => e,
+        None if e.get_ref().is_some() => io::Error::from(e.kind()),
+        None => e,
+    }
+}
+
 fn io_error(path: &str, err: io::Error) -> FsError {
     let path = path.to_string();
     match err.kind() {
@@ -304,9 +314,10 @@ impl Fs for ConfinedFs {
     fn write_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
         let target = self.resolve_for_write(path)?;
         let dir = target.parent().ok_or_else(|| FsError::InvalidPath(path.to_string()))?;
-        let err = |e| io_error(path, e);
+        // tempfile names its temporary file in its errors; the user needs the memory's name.
+        let err = |e: io::Error| io_error(path, without_temp_path(e));
         let mut tmp = tempfile::Builder::new().prefix(".memdir-tmp-").tempfile_in(dir).map_err(err)?;
-        tmp.write_all(data).map_err(err)?;
+        tmp.as_file_mut().write_all(data).map_err(err)?;
         // A replaced file keeps its permissions; a new one gets what an editor would give it.
         let permissions = match fs::metadata(&target) {
             Ok(meta) => meta.permissions(),
