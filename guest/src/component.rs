@@ -5,8 +5,8 @@ use crate::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
 use crate::model::{ModelCall, Reply, Step};
 use crate::target::Target;
 use crate::{
-    approval, budget, dailylog, dream, extract, freshness, index, instructions, manifest, model, paths,
-    prompt, recall, scan, switches, trash, writer,
+    approval, budget, check, dailylog, dream, extract, freshness, index, instructions, manifest, model,
+    paths, prompt, recall, scan, switches, trash, writer,
 };
 
 wit_bindgen::generate!({
@@ -463,6 +463,36 @@ fn wit_recall_step(step: Step<recall::RecallResult>) -> ex::recall::RecallStep {
         turn_bytes: r.turn_bytes,
         session_bytes: r.session_bytes,
     })
+}
+
+impl ex::check::Guest for Component {
+    fn check(target: wit::Target, now_ms: i64) -> Result<ex::check::CheckReport, wit::Error> {
+        use ex::check::FindingKind as K;
+        let report = check::check(&HostFs, &core_target(target), now_ms).map_err(wit_error)?;
+        Ok(ex::check::CheckReport {
+            memory_dir: report.memory_dir,
+            memories: report.memories,
+            findings: report
+                .findings
+                .into_iter()
+                .map(|f| ex::check::Finding {
+                    kind: match f.kind {
+                        check::FindingKind::DanglingIndexLine => K::DanglingIndexLine,
+                        check::FindingKind::DuplicateIndexLine => K::DuplicateIndexLine,
+                        check::FindingKind::NotInIndex => K::NotInIndex,
+                        check::FindingKind::MissingIndex => K::MissingIndex,
+                        check::FindingKind::IndexOverLimit => K::IndexOverLimit,
+                        check::FindingKind::Frontmatter => K::Frontmatter,
+                        check::FindingKind::JournalSetAside => K::JournalSetAside,
+                    },
+                    path: f.path,
+                    line: f.line,
+                    message: f.message,
+                })
+                .collect(),
+            recovered: report.recovered,
+        })
+    }
 }
 
 impl ex::writer::Guest for Component {

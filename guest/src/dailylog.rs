@@ -158,9 +158,7 @@ fn chunk(existing: &str, logs: String, covered: Vec<LogPosition>) -> Chunk {
 /// Records that a chunk's logs were read to the given positions (atomically, under the
 /// directory's lock), so the next dream starts after them.
 pub fn commit(fs: &dyn Fs, memory_dir: &str, positions: &[LogPosition]) -> Result<()> {
-    let lock = join(memory_dir, writer::LOCK_FILE);
-    fs.lock(&lock, writer::LOCK_TIMEOUT_MS)?;
-    let result = (|| {
+    crate::journal::locked(fs, memory_dir, || {
         let mut done = read_dreamed(fs, memory_dir)?;
         for p in positions {
             writer::valid_relative_path(&p.path)?;
@@ -171,10 +169,8 @@ pub fn commit(fs: &dyn Fs, memory_dir: &str, positions: &[LogPosition]) -> Resul
         }
         let text: String = done.iter().map(|d| format!("{}\t{}\n", d.path, d.bytes)).collect();
         fs.write_file(&join(memory_dir, DREAMED_FILE), text.as_bytes()).map_err(Error::from)
-    })();
-    let unlocked = fs.unlock(&lock);
-    result?;
-    unlocked.map_err(Error::from)
+    })
+    .map(|_| ())
 }
 
 fn read_dreamed(fs: &dyn Fs, memory_dir: &str) -> Result<Vec<LogPosition>> {

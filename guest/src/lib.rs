@@ -29,6 +29,7 @@
 
 pub mod approval;
 pub mod budget;
+pub mod check;
 pub mod dailylog;
 pub mod dates;
 pub mod dream;
@@ -40,6 +41,7 @@ pub mod fs;
 pub mod glob;
 pub mod index;
 pub mod instructions;
+pub mod journal;
 pub mod links;
 pub mod manifest;
 pub mod memory_type;

@@ -5,8 +5,9 @@
 
 use crate::error::{Error, Result};
 use crate::fs::{EntryKind, Fs, FsError, join};
+use crate::journal::Op;
 use crate::scan::INDEX_FILE;
-use crate::writer::{self, LOCK_FILE, LOCK_TIMEOUT_MS};
+use crate::writer;
 use chrono::DateTime;
 
 /// The trash folder, inside the memory directory.
@@ -106,35 +107,30 @@ pub fn restore(fs: &dyn Fs, memory_dir: &str, id: &str, now_ms: i64) -> Result<T
         Err(FsError::NotFound(_)) => String::new(),
         Err(e) => return Err(e.into()),
     };
-    let lock = join(memory_dir, LOCK_FILE);
-    fs.lock(&lock, LOCK_TIMEOUT_MS)?;
-    let result: Result<Trashed> = (|| {
+    let (restored, _) = crate::journal::locked(fs, memory_dir, || {
         let path = join(memory_dir, &rel);
         if fs.stat(&path).is_ok() {
             keep(fs, memory_dir, &rel, now_ms)?;
         }
-        fs.write_file(&path, &bytes)?;
         let index_path = join(memory_dir, INDEX_FILE);
-        let mut index = match fs.read_file(&index_path, 1 << 20) {
+        let index = match fs.read_file(&index_path, 1 << 20) {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(FsError::NotFound(_)) => String::new(),
             Err(e) => return Err(e.into()),
         };
+        let mut ops = vec![Op::Write(rel.clone(), bytes.clone())];
         // The memory's lines come back as they were; lines a later version wrote go.
         if !lines.is_empty() {
             let pointer = format!("]({rel})");
             let mut kept: String =
                 index.lines().filter(|l| !l.contains(&pointer)).map(|l| format!("{l}\n")).collect();
             kept.push_str(&lines);
-            index = kept;
-            fs.write_file(&index_path, index.as_bytes())?;
+            ops.push(Op::Write(INDEX_FILE.to_string(), kept.into_bytes()));
         }
+        crate::journal::commit(fs, memory_dir, &ops)?;
         fs.remove_file(&join(&trash, id))?;
         let _ = fs.remove_file(&join(&trash, &format!("{id}{LINES_SUFFIX}")));
         Ok(item.clone())
-    })();
-    let unlocked = fs.unlock(&lock);
-    let restored = result?;
-    unlocked?;
+    })?;
     Ok(restored)
 }

@@ -6,6 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::fs::{Fs, FsError, join};
+use crate::journal::{self, Op};
 use crate::memory_type::MemoryType;
 use crate::scan::INDEX_FILE;
 use crate::target::Target;
@@ -185,14 +186,9 @@ pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_
         Scope::Private => memory_dir.to_string(),
         Scope::Team => team_dir(fs, memory_dir)?,
     };
-    let lock = join(&dir, LOCK_FILE);
-    fs.lock(&lock, LOCK_TIMEOUT_MS)?;
     let today = today(req.now_ms, req.utc_offset_minutes);
     let draft = Draft { name: &name, description: &description, memory_type: req.memory_type, body: &body };
-    let result = save_locked(fs, &dir, file.as_deref(), &draft, today);
-    let unlocked = fs.unlock(&lock);
-    let saved = result?;
-    unlocked?;
+    let (saved, _) = journal::locked(fs, &dir, || save_locked(fs, &dir, file.as_deref(), &draft, today))?;
     let in_scope =
         |rel: &str| if scope == Scope::Team { format!("{TEAM_DIR}/{rel}") } else { rel.to_string() };
     Ok(SaveReport {
@@ -277,7 +273,7 @@ fn save_locked(
     let new_index = with_index_line(old_index.as_deref().unwrap_or(""), &file, &line)?;
     let content = render(old_file.as_deref(), &name, draft, today);
 
-    let mut writes = vec![(path.clone(), old_file.clone(), content)];
+    let mut writes = vec![Op::Write(file.clone(), content.into_bytes())];
     let mut links_rewritten = Vec::new();
     if let Some(old) = &renamed_from {
         for h in headers.iter().filter(|h| h.path != file) {
@@ -292,30 +288,13 @@ fn save_locked(
             };
             if let Some(body) = links::rewrite(body, old, &name) {
                 links_rewritten.push(h.path.clone());
-                writes.push((at, Some(text.clone()), format!("{front}{body}")));
+                writes.push(Op::Write(h.path.clone(), format!("{front}{body}").into_bytes()));
             }
         }
     }
-    writes.push((index_path, old_index, new_index));
-    write_all(fs, &writes)?;
+    writes.push(Op::Write(INDEX_FILE.to_string(), new_index.into_bytes()));
+    journal::commit(fs, dir, &writes)?;
     Ok(Saved { file, created: old_file.is_none(), index_line: line, renamed_from, links_rewritten })
-}
-
-/// Writes each `(path, old, new)` in order; when one fails, those already written get their
-/// old content back (or go away, when they were new), and the error is returned.
-fn write_all(fs: &dyn Fs, writes: &[(String, Option<String>, String)]) -> Result<()> {
-    for (done, (path, _, new)) in writes.iter().enumerate() {
-        if let Err(e) = fs.write_file(path, new.as_bytes()) {
-            for (path, old, _) in writes[..done].iter().rev() {
-                let _ = match old {
-                    Some(old) => fs.write_file(path, old.as_bytes()),
-                    None => fs.remove_file(path),
-                };
-            }
-            return Err(e.into());
-        }
-    }
-    Ok(())
 }
 
 /// The file for a memory saved by name: the memory already named so, else `<name>.md` (or
@@ -350,36 +329,27 @@ fn forget_checked(fs: &dyn Fs, memory_dir: &str, full: String) -> Result<ForgetR
         None => (memory_dir.to_string(), full.clone()),
     };
     let memory_dir = memory_dir.as_str();
-    let abs = join(memory_dir, &rel);
-    let lock = join(memory_dir, LOCK_FILE);
-    fs.lock(&lock, LOCK_TIMEOUT_MS)?;
-    let result: Result<ForgetReport> = (|| {
+    let (report, _) = journal::locked(fs, memory_dir, || {
         let index_path = join(memory_dir, INDEX_FILE);
         let old_index = read_optional(fs, &index_path)?.unwrap_or_default();
         let target = format!("]({rel})");
         let kept: Vec<&str> = old_index.lines().filter(|l| !l.contains(&target)).collect();
         let removed = old_index.lines().count() - kept.len();
-        // The file must exist; then the index loses its line first, so a failure at either step
-        // leaves no line pointing at a missing file.
-        fs.stat(&abs)?;
+        // The file must exist; then the index loses its line first, so no state, even after a
+        // crash between the two, has a line pointing at a missing file.
+        fs.stat(&join(memory_dir, &rel))?;
+        let mut ops = Vec::new();
         if removed > 0 {
             let mut new_index = kept.join("\n");
             if !new_index.is_empty() {
                 new_index.push('\n');
             }
-            fs.write_file(&index_path, new_index.as_bytes())?;
+            ops.push(Op::Write(INDEX_FILE.to_string(), new_index.into_bytes()));
         }
-        if let Err(e) = fs.remove_file(&abs) {
-            if removed > 0 {
-                let _ = fs.write_file(&index_path, old_index.as_bytes());
-            }
-            return Err(e.into());
-        }
+        ops.push(Op::Remove(rel.clone()));
+        journal::commit(fs, memory_dir, &ops)?;
         Ok(ForgetReport { path: full.clone(), index_lines_removed: removed })
-    })();
-    let unlocked = fs.unlock(&lock);
-    let report = result?;
-    unlocked?;
+    })?;
     Ok(report)
 }
 
@@ -448,7 +418,7 @@ pub fn valid_relative_path(path: &str) -> Result<String> {
 
 /// [`valid_relative_path`], letting control characters through when `control` (only to forget
 /// a file scan refused to read).
-fn checked_relative_path(path: &str, control: bool) -> Result<String> {
+pub(crate) fn checked_relative_path(path: &str, control: bool) -> Result<String> {
     let bad = |why: &str| {
         // `{:?}` writes control characters as escapes: the message stays on one line.
         Err(invalid(format!("{path:?} is not a memory path: {why}")))
@@ -857,14 +827,10 @@ pub fn rebuild_index(fs: &dyn Fs, target: &Target, now_ms: i64) -> Result<Option
             }
         })
         .collect();
-    let lock = join(&memory_dir, LOCK_FILE);
-    fs.lock(&lock, LOCK_TIMEOUT_MS)?;
     // Another writer may have made one while this one waited for the lock.
-    let written =
-        if missing(fs) { fs.write_file(&index_path, text.as_bytes()).map(|()| true) } else { Ok(false) };
-    let unlocked = fs.unlock(&lock);
-    let written = written?;
-    unlocked?;
+    let (written, _) = journal::locked(fs, &memory_dir, || {
+        Ok(missing(fs) && fs.write_file(&index_path, text.as_bytes()).map(|()| true)?)
+    })?;
     Ok(written
         .then(|| Rebuilt { path: index_path, entries: u32::try_from(headers.len()).unwrap_or(u32::MAX) }))
 }

@@ -60,6 +60,9 @@ enum Command {
     Forget(commands::save::ForgetArgs),
     /// List the trash, or bring back a memory extraction or a dream deleted or overwrote.
     Restore(commands::save::RestoreArgs),
+    /// Report what has drifted: index lines without files, files without index lines,
+    /// duplicates, an index over its limits, broken frontmatter. Exit 1 when anything is found.
+    Check(commands::check::Args),
     /// Extract memories from a conversation with a model, in two rounds (R9.2).
     Extract(commands::extract::Args),
     /// Append an entry to today's daily log (R9.4).
@@ -250,6 +253,7 @@ pub fn run_recorded(
         Command::Save(a) => commands::save::save(&ctx, a, out),
         Command::Forget(a) => commands::save::forget(&ctx, a, out),
         Command::Restore(a) => commands::save::restore(&ctx, a, out),
+        Command::Check(a) => commands::check::run(&ctx, a, out),
         Command::Extract(a) => commands::extract::run(&ctx, a, out),
         Command::Log(a) => commands::log::log(&ctx, a, out),
         Command::Dream(a) => commands::log::dream(&ctx, a, out, err),

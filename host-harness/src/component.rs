@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::fs::SharedFs;
 use crate::{Core, cache, host_fs};
 use memdir_core::budget::{Limits, Totals};
+use memdir_core::check::{CheckReport, Finding, FindingKind};
 use memdir_core::dates::Conversion;
 use memdir_core::dream::{self, DreamResult};
 use memdir_core::extract::{self, ExtractResult, OpReport, Role};
@@ -415,6 +416,39 @@ impl Core for ComponentCore<'_> {
             b.memdir_memory_writer().call_rebuild_index(s, &target, now_ms)
         })?;
         Ok(rebuilt.map_err(core_error)?.map(|r| Rebuilt { path: r.path, entries: r.entries }))
+    }
+
+    fn check(&mut self, target: &Target, now_ms: i64) -> Result<CheckReport> {
+        let target = wit_target(target);
+        let report =
+            self.call("check.check", |b, s| b.memdir_memory_check().call_check(s, &target, now_ms))?;
+        let report = report.map_err(core_error)?;
+        Ok(CheckReport {
+            memory_dir: report.memory_dir,
+            memories: report.memories,
+            findings: report
+                .findings
+                .into_iter()
+                .map(|f| {
+                    use ex::check::FindingKind as K;
+                    Finding {
+                        kind: match f.kind {
+                            K::DanglingIndexLine => FindingKind::DanglingIndexLine,
+                            K::DuplicateIndexLine => FindingKind::DuplicateIndexLine,
+                            K::NotInIndex => FindingKind::NotInIndex,
+                            K::MissingIndex => FindingKind::MissingIndex,
+                            K::IndexOverLimit => FindingKind::IndexOverLimit,
+                            K::Frontmatter => FindingKind::Frontmatter,
+                            K::JournalSetAside => FindingKind::JournalSetAside,
+                        },
+                        path: f.path,
+                        line: f.line,
+                        message: f.message,
+                    }
+                })
+                .collect(),
+            recovered: report.recovered,
+        })
     }
 
     fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>> {

@@ -154,6 +154,23 @@ fn checked(path: &str) -> Result<&Path, FsError> {
     Ok(p)
 }
 
+/// The crash-consistency tests' kill switch: with `MEMDIR_CRASH_AFTER_CHANGES=N` in its
+/// environment, the process aborts right after its Nth change to a file (a write, append,
+/// rename or removal), as `kill -9` would stop it there. Unset, it costs one atomic load.
+fn crash_point() {
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LEFT: OnceLock<Option<AtomicU64>> = OnceLock::new();
+    let left = LEFT.get_or_init(|| {
+        std::env::var("MEMDIR_CRASH_AFTER_CHANGES").ok().and_then(|n| n.parse().ok()).map(AtomicU64::new)
+    });
+    if let Some(left) = left
+        && left.fetch_sub(1, Ordering::SeqCst) == 1
+    {
+        std::process::abort();
+    }
+}
+
 /// An error without the temporary file's path tempfile adds to it: the user needs to know which
 /// memory failed, not which scratch file (the kind says what went wrong).
 fn without_temp_path(e: io::Error) -> io::Error {
@@ -326,6 +343,7 @@ impl Fs for ConfinedFs {
         tmp.as_file().set_permissions(permissions).map_err(err)?;
         tmp.as_file().sync_all().map_err(err)?;
         tmp.persist(&target).map_err(|e| err(e.error))?;
+        crash_point();
         Ok(())
     }
 
@@ -339,18 +357,24 @@ impl Fs for ConfinedFs {
             .custom_flags(libc::O_NOFOLLOW)
             .open(&target)
             .map_err(err)?;
-        file.write_all(data).map_err(err)
+        file.write_all(data).map_err(err)?;
+        crash_point();
+        Ok(())
     }
 
     fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
         let source = self.resolve_for_write(from)?;
         let target = self.resolve_for_write(to)?;
-        fs::rename(&source, &target).map_err(|e| io_error(from, e))
+        fs::rename(&source, &target).map_err(|e| io_error(from, e))?;
+        crash_point();
+        Ok(())
     }
 
     fn remove_file(&self, path: &str) -> Result<(), FsError> {
         let target = self.resolve_for_write(path)?;
-        fs::remove_file(&target).map_err(|e| io_error(path, e))
+        fs::remove_file(&target).map_err(|e| io_error(path, e))?;
+        crash_point();
+        Ok(())
     }
 
     fn create_dir_all(&self, path: &str) -> Result<(), FsError> {

@@ -34,6 +34,7 @@ pub use fs::ConfinedFs;
 pub use native::NativeCore;
 
 use memdir_core::budget::{Limits, Totals};
+use memdir_core::check::CheckReport;
 use memdir_core::dream::{self, DreamResult};
 use memdir_core::extract::{self, ExtractResult};
 use memdir_core::index::LoadedIndex;
@@ -91,6 +92,8 @@ pub trait Core {
     fn save(&mut self, request: &Save<'_>) -> Result<SaveReport>;
     /// Removes a memory and its index lines (R6.4).
     fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport>;
+    /// What has drifted in the memory directory, after finishing any interrupted write.
+    fn check(&mut self, target: &Target, now_ms: i64) -> Result<CheckReport>;
     /// Writes MEMORY.md when memory files exist and it does not (R6.5).
     fn rebuild_index(&mut self, target: &Target, now_ms: i64) -> Result<Option<Rebuilt>>;
     /// What the trash holds: background writers' deletions and overwrites, oldest first.

@@ -5,6 +5,7 @@ use crate::Core;
 use crate::error::Result;
 use crate::fs::SharedFs;
 use memdir_core::budget::{self, LIMITS, Limits, Totals};
+use memdir_core::check::CheckReport;
 use memdir_core::dream::DreamResult;
 use memdir_core::extract::ExtractResult;
 use memdir_core::index::LoadedIndex;
@@ -111,6 +112,10 @@ impl Core for NativeCore {
 
     fn rebuild_index(&mut self, target: &Target, now_ms: i64) -> Result<Option<Rebuilt>> {
         Ok(writer::rebuild_index(&*self.fs, target, now_ms)?)
+    }
+
+    fn check(&mut self, target: &Target, now_ms: i64) -> Result<CheckReport> {
+        Ok(memdir_core::check::check(&*self.fs, target, now_ms)?)
     }
 
     fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>> {

@@ -1,16 +1,26 @@
 //! Issue 18, item 10: a write the disk refuses names the file that failed, on every writing
-//! path (save, the daily log, extraction), and leaves nothing half-written. The refusal is
+//! path (save, the daily log, extraction) — the journal a save writes first, or the log — and
+//! leaves nothing half-written. The refusal is
 //! real: the writer runs with a 1 KiB file-size limit (`ulimit -f`), so the operating system
 //! fails the write with EFBIG exactly as a full disk fails it with ENOSPC.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// Runs `memdir ARGS` with writes over 1 KiB refused by the kernel.
+fn cache_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join("memdir-disk-errors-cache")
+}
+
+/// Runs `memdir ARGS` with writes over 1 KiB refused by the kernel. The compiled component is
+/// cached by an unlimited run first: the limit is for the memory's writes.
 fn memdir_limited(args: &[&str]) -> Output {
+    let warm =
+        Command::new(env!("CARGO_BIN_EXE_memdir")).arg("path").env("MEMDIR_CACHE_DIR", cache_dir()).output();
+    assert!(warm.unwrap().status.success());
     Command::new("sh")
         .args(["-c", r#"ulimit -f 2; trap "" XFSZ; exec "$0" "$@""#, env!("CARGO_BIN_EXE_memdir")])
         .args(args)
+        .env("MEMDIR_CACHE_DIR", cache_dir())
         .output()
         .unwrap()
 }
@@ -49,7 +59,8 @@ fn a_refused_write_names_the_file_and_leaves_nothing_behind() {
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.contains(&format!("{mem}/role.md: File too large")), "{stderr}");
+    // The first file a save writes is its journal, which holds the whole change.
+    assert!(stderr.contains(&format!("{mem}/.memdir.journal: File too large")), "{stderr}");
     assert!(!stderr.contains(".memdir-tmp-"), "the scratch file is not what failed: {stderr}");
     assert_eq!(written(&dir), Vec::<String>::new());
 
@@ -78,6 +89,6 @@ fn a_refused_write_names_the_file_and_leaves_nothing_behind() {
     ]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let reason = report["rejected"][0]["reason"].as_str().unwrap_or_default();
-    assert_eq!(reason, format!("{mem}/role.md: File too large (os error 27)"), "{report:#}");
+    assert_eq!(reason, format!("{mem}/.memdir.journal: File too large (os error 27)"), "{report:#}");
     assert_eq!(written(&dir), ["logs"], "only the log folder the log command made");
 }

@@ -1,6 +1,7 @@
 //! One file per `memdir` subcommand.
 
 pub mod bench;
+pub mod check;
 pub mod demo;
 pub mod extract;
 pub mod index;
