@@ -133,7 +133,10 @@ fn assignment_on(line: &str) -> Option<&'static str> {
     let is_key = |c: char| c.is_ascii_alphanumeric() || "_-.".contains(c);
     for (at, sep) in line.char_indices().filter(|&(_, c)| c == '=' || c == ':') {
         let before = line[..at].trim_end().trim_end_matches(['"', '\'']);
-        let key_start = before.rfind(|c: char| !is_key(c)).map_or(0, |i| i + 1);
+        // The key runs back to the last character that cannot be in one (any width: the fuzzer
+        // found `日本語description:` cut inside a character here).
+        let key_start =
+            before.char_indices().rev().find(|&(_, c)| !is_key(c)).map_or(0, |(i, c)| i + c.len_utf8());
         let key = before[key_start..].to_ascii_lowercase().replace('-', "_");
         let Some(&(_, kind)) = SECRET_WORDS.iter().find(|(word, _)| key.contains(word)) else { continue };
         let rest = line[at + sep.len_utf8()..].trim_start().trim_start_matches(['"', '\'']);

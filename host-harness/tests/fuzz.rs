@@ -1,0 +1,406 @@
+//! Fuzz targets (issue 18), as property tests on the stable toolchain: each target first runs
+//! its committed seed corpus (`tests/fuzz-corpus/<target>/`), then `PROPTEST_CASES` generated
+//! inputs (256 by default; see `docs/reliability.md` for longer runs). Each checks properties,
+//! not only that nothing panics:
+//!
+//! - the frontmatter reader reads back exactly what the writer wrote, whatever the name and
+//!   description hold, and never panics on any text;
+//! - index truncation only cuts: what is kept is a prefix of the input, within the limits, and
+//!   the text never grows apart from the warning;
+//! - the glob matcher agrees with a plain backtracking reference on small inputs;
+//! - the import expander never puts a file from outside the project in the prompt, however the
+//!   imports are written;
+//! - the transcript parser takes any text;
+//! - a model's selection reply only ever selects offered memories, and every attachment keeps
+//!   its `<system-reminder>` wrapper whole, whatever the memory holds;
+//! - an extraction reply never changes anything outside the memory directory, and never leaves
+//!   an index line without its file.
+
+use memdir_core::model::{Reply, Step};
+use memdir_core::target::Target;
+use memdir_core::{extract, frontmatter, glob, index, instructions, recall, writer};
+use memdir_harness::ConfinedFs;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use std::path::{Path, PathBuf};
+
+/// The seed inputs of one target, committed beside this file.
+fn corpus(target: &str) -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-corpus").join(target);
+    let mut seeds: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| String::from_utf8_lossy(&std::fs::read(e.unwrap().path()).unwrap()).into_owned())
+        .collect();
+    seeds.sort();
+    assert!(!seeds.is_empty(), "{target} has no seeds");
+    seeds
+}
+
+/// Runs `check` on every seed, then on generated inputs.
+fn fuzz<S: Strategy>(
+    target: &str,
+    from_seed: impl Fn(&str) -> S::Value,
+    strategy: S,
+    check: impl Fn(S::Value),
+) where
+    S::Value: std::fmt::Debug + Clone,
+{
+    for seed in corpus(target) {
+        check(from_seed(&seed));
+    }
+    let mut runner = TestRunner::new(Config::default());
+    runner
+        .run(&strategy, |value| {
+            check(value);
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{target}: {e}"));
+}
+
+/// Text built from the fragments that break parsers, and anything else.
+fn hostile_text() -> impl Strategy<Value = String> {
+    let fragment = prop_oneof![
+        Just("---\n".to_string()),
+        Just("name: ".to_string()),
+        Just("description: ".to_string()),
+        Just("metadata:\n  type: ".to_string()),
+        Just("type: project\n".to_string()),
+        Just("\"".to_string()),
+        Just("'".to_string()),
+        Just(": ".to_string()),
+        Just(" #".to_string()),
+        Just("\n".to_string()),
+        Just("\r\n".to_string()),
+        Just("\u{feff}".to_string()),
+        Just("</system-reminder>".to_string()),
+        Just("[[".to_string()),
+        Just("]]".to_string()),
+        Just("`".to_string()),
+        Just("- [x](x.md) — ".to_string()),
+        Just("日本語".to_string()),
+        "[ -~]{0,12}",
+        any::<String>(),
+    ];
+    prop::collection::vec(fragment, 0..40).prop_map(|parts| parts.concat())
+}
+
+#[test]
+fn frontmatter_reads_back_what_save_wrote_and_takes_any_text() {
+    fuzz("frontmatter", str::to_string, hostile_text(), |text| {
+        let fm = frontmatter::parse(&text, false);
+        for value in [&fm.name, &fm.description].into_iter().flatten() {
+            assert!(!value.contains('\n'), "a field read as one line: {value:?}");
+        }
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(tmp.path()).unwrap();
+    let d = dir.to_str().unwrap().to_string();
+    let fs = ConfinedFs::new().grant_read("/").unwrap().grant_write(&dir).unwrap();
+    let one_line = "[^\\p{Cc}\u{2028}\u{2029}]{1,60}";
+    let mut runner = TestRunner::new(Config::default());
+    runner
+        .run(&(one_line, one_line), |(name, description)| {
+            let memory = writer::Memory {
+                memory_type: memdir_core::MemoryType::Reference,
+                name: &name,
+                description: &description,
+                file: Some("probe.md"),
+                body: "b",
+                now_ms: 0,
+                utc_offset_minutes: 0,
+                scope: None,
+            };
+            let Ok(saved) = writer::save_in(&fs, &d, false, &memory) else { return Ok(()) };
+            let text = std::fs::read_to_string(dir.join(&saved.path)).unwrap();
+            let fm = frontmatter::parse(&text, false);
+            prop_assert_eq!(fm.description.as_deref(), Some(description.trim()));
+            prop_assert!(fm.name.is_some());
+            prop_assert!(fm.memory_type.is_some(), "{text}");
+            std::fs::remove_file(dir.join(&saved.path)).unwrap();
+            std::fs::remove_file(dir.join("MEMORY.md")).unwrap();
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn index_truncation_only_cuts() {
+    let long_index = prop::collection::vec(
+        prop_oneof!["[ -~]{0,300}", "[\u{3040}-\u{30ff}\u{1f600}-\u{1f64f}]{0,200}", Just(String::new())],
+        0..400,
+    )
+    .prop_map(|lines| lines.join("\n"));
+    fuzz("index", str::to_string, long_index, |text| {
+        let loaded = index::truncate(&text);
+        let kept = loaded.text.split("\n\n> WARNING").next().unwrap();
+        // The index is loaded trimmed, as the agent loads it.
+        let text = text.trim();
+        assert!(text.starts_with(kept), "the kept part is not a prefix of the index");
+        assert!(kept.lines().count() <= index::MAX_LINES);
+        assert!(index::utf16_len(kept) <= index::MAX_CHARS);
+        assert_eq!(loaded.truncated.is_some(), loaded.warning.is_some());
+        if loaded.truncated.is_none() {
+            assert_eq!(loaded.text, text);
+        }
+    });
+}
+
+/// A plain backtracking matcher for the glob subset the generator writes (`*`, `?`, `**/`,
+/// literals), to compare the table-driven one against.
+fn reference(pattern: &[char], path: &[char]) -> bool {
+    match pattern {
+        [] => path.is_empty(),
+        ['*', '*', '/', rest @ ..] => {
+            reference(rest, path)
+                || path.iter().enumerate().any(|(i, c)| *c == '/' && reference(rest, &path[i + 1..]))
+        }
+        ['*', '*'] => true,
+        ['*', rest @ ..] => (0..=path.len())
+            .take_while(|&i| i == 0 || path[i - 1] != '/')
+            .any(|i| reference(rest, &path[i..])),
+        ['?', rest @ ..] => path.first().is_some_and(|c| *c != '/') && reference(rest, &path[1..]),
+        [c, rest @ ..] => path.first() == Some(c) && reference(rest, &path[1..]),
+    }
+}
+
+#[test]
+fn globs_agree_with_a_reference_matcher() {
+    let pattern = prop::collection::vec(
+        prop_oneof![Just("a"), Just("b"), Just("/"), Just("*"), Just("?"), Just("**/")],
+        0..8,
+    )
+    .prop_map(|p| p.concat());
+    let path =
+        prop::collection::vec(prop_oneof![Just("a"), Just("b"), Just("/")], 0..10).prop_map(|p| p.concat());
+    let split = |seed: &str| {
+        let (p, q) = seed.trim_end_matches('\n').split_once('\t').unwrap_or((seed, ""));
+        (p.to_string(), q.to_string())
+    };
+    fuzz("glob", split, (pattern, path), |(pattern, path)| {
+        // `**` not followed by `/` is a plain `*` pair in the reference; leave those to the
+        // seeds, which pin the matcher's own reading.
+        if pattern.contains("**") && !pattern.split("**").skip(1).all(|rest| rest.starts_with('/')) {
+            return;
+        }
+        let p: Vec<char> = pattern.chars().collect();
+        let q: Vec<char> = path.chars().collect();
+        assert_eq!(glob::matches(&pattern, &path), reference(&p, &q), "{pattern:?} against {path:?}");
+    });
+}
+
+/// A project with instruction files, a home holding a private key, and a file beside the
+/// project: everything an import might try to reach.
+struct World {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    fs: ConfinedFs,
+}
+
+fn world() -> World {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap();
+    for dir in ["home/.ssh", "home/.claude", "project/.git", "project/docs", "outside"] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+    }
+    std::fs::write(root.join("home/.ssh/id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRETBYTES\n")
+        .unwrap();
+    std::fs::write(root.join("outside/notes.md"), "SECRETBYTES beside the project\n").unwrap();
+    std::fs::write(root.join("project/docs/style.md"), "Use tabs. @../README.md\n").unwrap();
+    std::fs::write(root.join("project/README.md"), "The readme. @docs/style.md\n").unwrap();
+    let fs = ConfinedFs::new().grant_read("/").unwrap().grant_write(root.join("home")).unwrap();
+    World { _tmp: tmp, root, fs }
+}
+
+#[test]
+fn imports_never_bring_outside_files_into_the_prompt() {
+    let w = world();
+    let imports = prop::collection::vec(
+        prop_oneof![
+            Just("@~/.ssh/id_rsa".to_string()),
+            Just("@../outside/notes.md".to_string()),
+            Just("@docs/../../outside/notes.md".to_string()),
+            Just(format!("@{}/outside/notes.md", w.root.display())),
+            Just(format!("@{}/home/.ssh/id_rsa", w.root.display())),
+            Just("@./docs/style.md".to_string()),
+            Just("@README.md".to_string()),
+            Just("`@~/.ssh/id_rsa`".to_string()),
+            Just("```\n@~/.ssh/id_rsa\n```".to_string()),
+            Just("@~/.ssh/id_rsa\u{0}".to_string()),
+            Just("@%7e/.ssh/id_rsa".to_string()),
+            Just("@~/.ssh/../.ssh/id_rsa".to_string()),
+            "[ -~]{0,20}",
+        ],
+        0..12,
+    )
+    .prop_map(|parts| parts.join("\n"));
+    let home = w.root.join("home").to_str().unwrap().to_string();
+    let project = w.root.join("project").to_str().unwrap().to_string();
+    fuzz("imports", str::to_string, imports, |text| {
+        std::fs::write(w.root.join("project/CLAUDE.md"), &text).unwrap();
+        let env = vec![("HOME".to_string(), home.clone())];
+        let loaded = instructions::load(
+            &w.fs,
+            &instructions::Request { cwd: &project, env: &env, touching: &[], add_dirs: &[] },
+        )
+        .unwrap();
+        for file in &loaded.files {
+            assert!(!file.content.contains("SECRETBYTES"), "{} reached the prompt from {text:?}", file.path);
+            assert!(file.path.starts_with(&project), "{} is outside the project", file.path);
+        }
+    });
+}
+
+#[test]
+fn the_transcript_parser_takes_any_text() {
+    let lines = prop::collection::vec(
+        prop_oneof![
+            Just(r#"{"type":"user","message":{"role":"user","content":"hi"}}"#.to_string()),
+            Just(r#"{"role":"assistant","content":[{"type":"text","text":"ok"}]}"#.to_string()),
+            Just(r#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Write","input":{"file_path":7}}]}}"#.to_string()),
+            Just("{".to_string()),
+            Just("null".to_string()),
+            Just("[]".to_string()),
+            hostile_text(),
+        ],
+        0..20,
+    )
+    .prop_map(|l| l.join("\n"));
+    fuzz("transcript", str::to_string, lines, |text| {
+        if let Ok(messages) = extract::parse_transcript(&text) {
+            assert!(messages.len() <= text.lines().count());
+        }
+    });
+}
+
+/// A memory directory holding memories whose bodies are `bodies`.
+fn memories(bodies: &[String]) -> (tempfile::TempDir, String, ConfinedFs) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(tmp.path()).unwrap().join("mem");
+    std::fs::create_dir(&dir).unwrap();
+    let mut index = String::new();
+    for (i, body) in bodies.iter().enumerate() {
+        let text =
+            format!("---\nname: m{i}\ndescription: memory {i} about tests\ntype: feedback\n---\n{body}\n");
+        std::fs::write(dir.join(format!("m{i}.md")), text).unwrap();
+        index.push_str(&format!("- [m{i}](m{i}.md) — memory {i}\n"));
+    }
+    std::fs::write(dir.join("MEMORY.md"), index).unwrap();
+    let fs = ConfinedFs::new().grant_read("/").unwrap().grant_write(&dir).unwrap();
+    (tmp, dir.to_str().unwrap().to_string(), fs)
+}
+
+fn target(dir: &str) -> Target {
+    Target {
+        cwd: dir.to_string(),
+        env: vec![("HOME".into(), "/nonexistent".into())],
+        memory_dir: Some(dir.to_string()),
+    }
+}
+
+#[test]
+fn selection_replies_pick_only_offered_memories_and_keep_the_wrapper_whole() {
+    let reply = prop_oneof![
+        Just(r#"{"selected_memories": ["m0.md", "m1.md"]}"#.to_string()),
+        Just(r#"{"selected_memories": ["../../etc/passwd", "/etc/passwd", "m0.md\n</system-reminder>", "MEMORY.md"]}"#.to_string()),
+        Just(r#"{"selected_memories": "m0.md"}"#.to_string()),
+        Just(r#"Sure! {"selected_memories": ["m2.md"]} and {"selected_memories": ["x.md"]}"#.to_string()),
+        hostile_text(),
+    ];
+    let bodies = prop::collection::vec(hostile_text(), 1..4);
+    let split = |seed: &str| {
+        let (reply, body) = seed.split_once("\n===\n").unwrap_or((seed, "body"));
+        (reply.to_string(), vec![body.to_string()])
+    };
+    fuzz("selection", split, (reply, bodies), |(reply, bodies)| {
+        let (_tmp, dir, fs) = memories(&bodies);
+        let input = recall::Input {
+            target: target(&dir),
+            query: "how do we write tests here".into(),
+            recent_tools: vec![],
+            already_read: vec![],
+            ignore_memory: false,
+            now_ms: 1_767_225_600_000,
+            session: String::new(),
+            offline: false,
+        };
+        let Step::Ask(call) = recall::start(&fs, &input).unwrap() else { panic!("no model call") };
+        let Step::Done(result) = recall::resume(&fs, &call.state, Reply::Text(reply.clone())).unwrap() else {
+            panic!("a second model call")
+        };
+        let offered: Vec<String> = (0..bodies.len()).map(|i| format!("m{i}.md")).collect();
+        for name in &result.selected {
+            assert!(offered.contains(name), "{name:?} was never offered ({reply:?})");
+        }
+        for a in &result.attachments {
+            assert!(a.text.starts_with("<system-reminder>\n"), "{:?}", a.text);
+            assert!(a.text.ends_with("</system-reminder>"), "{:?}", a.text);
+            assert_eq!(
+                a.text.matches("</system-reminder>").count(),
+                1,
+                "the wrapper was broken: {:?}",
+                a.text
+            );
+            assert_eq!(a.text.matches("<system-reminder>").count(), 1, "{:?}", a.text);
+        }
+    });
+}
+
+#[test]
+fn extraction_replies_never_write_outside_or_leave_drift() {
+    let path = prop_oneof![
+        Just("new.md"),
+        Just("m0.md"),
+        Just("../outside.md"),
+        Just("/tmp/abs.md"),
+        Just("MEMORY.md"),
+        Just("sub/x.md"),
+        Just("a%2f..%2fb.md"),
+        Just("x.txt"),
+        Just("\u{0}.md"),
+        Just(".memdir.journal"),
+    ];
+    let op = (prop_oneof![Just("create"), Just("update"), Just("delete"), Just("rename")], path, hostile_text()).prop_map(
+        |(op, path, body)| {
+            serde_json::json!({"op": op, "path": path, "type": "user", "name": path.trim_end_matches(".md"), "description": "d", "body": body})
+        },
+    );
+    let reply =
+        prop::collection::vec(op, 0..6).prop_map(|ops| serde_json::json!({"operations": ops}).to_string());
+    fuzz("extraction", str::to_string, reply, |reply| {
+        let (tmp, dir, fs) =
+            memories(&["Use the real database.\n**Why:** mocks lied.\n**How to apply:** always.".into()]);
+        std::fs::write(tmp.path().join("outside.md"), "untouched").unwrap();
+        let input = extract::Input {
+            target: target(&dir),
+            messages: vec![extract::Message {
+                role: extract::Role::User,
+                text: "remember things".into(),
+                wrote: vec![],
+            }],
+            conversation: Some("c".into()),
+            written: vec![],
+            main_agent: true,
+            now_ms: 1_767_225_600_000,
+            utc_offset_minutes: 0,
+        };
+        let mut step = extract::start(&fs, &input).unwrap();
+        let mut replies = [r#"{"read": ["m0.md"]}"#.to_string(), reply.clone()].into_iter();
+        while let Step::Ask(call) = step {
+            step =
+                extract::resume(&fs, &call.state, Reply::Text(replies.next().unwrap_or_default())).unwrap();
+        }
+        assert_eq!(std::fs::read_to_string(tmp.path().join("outside.md")).unwrap(), "untouched");
+        let entries: Vec<String> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert!(entries.iter().all(|e| e == "mem" || e == "outside.md"), "{entries:?} ({reply})");
+        let report = memdir_core::check::check(&fs, &target(&dir), 0).unwrap();
+        let drift: Vec<_> = report
+            .findings
+            .iter()
+            .filter(|f| f.kind != memdir_core::check::FindingKind::Frontmatter)
+            .collect();
+        assert!(drift.is_empty(), "{drift:#?} after {reply}");
+    });
+}
