@@ -110,11 +110,17 @@ impl Session {
         self.turn_bytes = 0;
     }
 
-    /// Whether `path` may still be injected with `bytes` bytes.
+    /// Whether `path` may still be injected with `bytes` bytes in this turn. The session
+    /// budget is not asked here: R8.1 stops recall at the *start* of a turn once the session has
+    /// injected its 60 KB, so a turn that starts under it has its whole turn budget, and a
+    /// model call is never made for memories that could not be injected (issue 17, item 0).
     pub fn can_inject(&self, path: &str, bytes: u32) -> bool {
-        !self.surfaced.iter().any(|p| p == path)
-            && self.turn_bytes.saturating_add(bytes) <= TURN_BYTES
-            && self.session_bytes.saturating_add(bytes) <= SESSION_BYTES
+        !self.surfaced.iter().any(|p| p == path) && self.turn_bytes.saturating_add(bytes) <= TURN_BYTES
+    }
+
+    /// Whether the session has injected its budget: recall is skipped from the next turn (R8.1).
+    pub fn spent(&self) -> bool {
+        self.session_bytes >= SESSION_BYTES
     }
 
     /// Records an injection.
@@ -174,7 +180,11 @@ mod tests {
             s.begin_turn();
             s.record_injection(&format!("m{i}.md"), MEMORY_BYTES);
         }
-        assert!(!s.can_inject("x.md", 1));
+        // 60 KB injected: the session is spent and recall stops at the next turn's start; a turn
+        // already under way keeps its turn budget.
+        assert!(s.spent());
+        s.begin_turn();
+        assert!(s.can_inject("x.md", MEMORY_BYTES));
         assert_eq!(Session::from_json(&s.to_json()).unwrap(), s);
     }
 }

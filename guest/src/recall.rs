@@ -238,7 +238,7 @@ fn prepare(
     if is_single_word(input.query) {
         return Ok(Err(Skip::SingleWord));
     }
-    if session.session_bytes() >= budget::SESSION_BYTES {
+    if session.spent() {
         return Ok(Err(Skip::Budget));
     }
     let report = scan::scan(fs, input.memory_dir, input.now_ms)?;
@@ -382,7 +382,7 @@ fn attach(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, outcome: &mut Ou
         let content = text::decode(&head.data, head.truncated).text;
         let bytes = content.len() as u32;
         if !session.can_inject(path, bytes) {
-            outcome.diagnostics.push(format!("{path} did not fit in this turn's or this session's budget"));
+            outcome.diagnostics.push(format!("{path} did not fit in this turn's budget"));
             continue;
         }
         let memory_type =
