@@ -4,19 +4,29 @@
 //! - an index line whose file is gone, and a second line for the same file;
 //! - a memory file no index line points at, and a missing MEMORY.md;
 //! - an index past what the prompt loads (R6.2);
-//! - frontmatter that does not parse, lacks a field, or names an unknown type.
+//! - frontmatter that does not parse, lacks a field, or names an unknown type;
+//! - a secret at rest (a file edited by hand);
+//! - what a memory cites that is gone or changed (see [`crate::evidence`]);
+//! - two memories that say nearly the same thing, or the opposite of each other;
+//! - `[[links]]` to memories not written yet, and project memories whose dates have all passed
+//!   (for information: neither is wrong).
 //!
 //! The private directory and `team/` are checked each against its own index. A change a killed
 //! writer left half-done is finished first (see [`crate::journal`]): that is not drift, it is
 //! the end of a save, and the report counts it.
 
 use crate::error::{Error, Result};
+use crate::evidence::{self, Citation, GitFacts, Status, Verdict};
 use crate::fs::{Fs, FsError, join};
 use crate::scan::{self, INDEX_FILE};
 use crate::target::Target;
 use crate::writer::TEAM_DIR;
 use crate::{index, journal};
+use crate::{secrets, similar};
 use serde::{Deserialize, Serialize};
+
+/// Largest memory read whole for the content checks.
+const MAX_MEMORY_BYTES: u64 = 1024 * 1024;
 
 /// What a finding is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,6 +46,50 @@ pub enum FindingKind {
     Frontmatter,
     /// A journal that did not read back was set aside, unapplied, for a person to look at.
     JournalSetAside,
+    /// A memory file holds a secret (written by hand: memdir's writers refuse them).
+    SecretAtRest,
+    /// Something the memory cites is gone.
+    MissingCitation,
+    /// Something the memory cites changed after the memory was saved.
+    ChangedCitation,
+    /// Two memories say nearly the same thing.
+    NearDuplicate,
+    /// Two memories about the same subject say opposite things.
+    Contradiction,
+    /// A `[[link]]` names a memory not written yet: something worth writing, not an error.
+    LinkNotWrittenYet,
+    /// A project memory whose dates have all passed: maybe time to retire it.
+    PastDates,
+}
+
+impl FindingKind {
+    /// How much it matters: errors and warnings make `check` fail, notes do not.
+    pub fn severity(self) -> Severity {
+        use FindingKind as K;
+        match self {
+            K::DanglingIndexLine
+            | K::DuplicateIndexLine
+            | K::MissingIndex
+            | K::IndexOverLimit
+            | K::Frontmatter
+            | K::JournalSetAside
+            | K::SecretAtRest => Severity::Error,
+            K::NotInIndex | K::MissingCitation | K::NearDuplicate | K::Contradiction => Severity::Warning,
+            K::ChangedCitation | K::LinkNotWrittenYet | K::PastDates => Severity::Note,
+        }
+    }
+}
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Severity {
+    /// The directory is broken here: the prompt or a writer will trip on it.
+    Error,
+    /// Probably wrong: a person should look.
+    Warning,
+    /// Worth knowing; nothing is wrong.
+    Note,
 }
 
 /// One thing `check` found.
@@ -44,6 +98,8 @@ pub enum FindingKind {
 pub struct Finding {
     /// What kind of drift.
     pub kind: FindingKind,
+    /// How much it matters (from the kind).
+    pub severity: Severity,
     /// The file it is about, relative to the memory directory (`team/...` for team memory).
     pub path: String,
     /// The line of that file, 1-based, when it is about one line.
@@ -64,52 +120,185 @@ pub struct CheckReport {
     pub findings: Vec<Finding>,
     /// Files rewritten to finish a change a killed writer left half-done.
     pub recovered: u32,
+    /// Each memory's evidence: what it cites and what was found, for those that cite anything.
+    pub evidence: Vec<MemoryEvidence>,
 }
 
-/// Checks `target`'s memory directory. A directory that does not exist yet is clean.
-pub fn check(fs: &dyn Fs, target: &Target, now_ms: i64) -> Result<CheckReport> {
-    let memory_dir = target.resolve(fs)?.memory_dir;
+/// What one memory cites, and the verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct MemoryEvidence {
+    /// The memory, relative to the memory directory.
+    pub path: String,
+    /// The worst of its citations.
+    pub verdict: Verdict,
+    /// Each claim and what was found.
+    pub citations: Vec<Citation>,
+}
+
+impl CheckReport {
+    /// True when an error or a warning was found (notes do not count).
+    pub fn failed(&self) -> bool {
+        self.findings.iter().any(|f| f.severity != Severity::Note)
+    }
+}
+
+/// Checks `target`'s memory directory. A directory that does not exist yet is clean. `git`
+/// is what the host read from the project's git, when it is a repository.
+pub fn check(fs: &dyn Fs, target: &Target, now_ms: i64, git: &GitFacts) -> Result<CheckReport> {
+    let resolved = target.resolve(fs)?;
+    let memory_dir = resolved.memory_dir;
     let mut report = CheckReport { memory_dir: memory_dir.clone(), ..CheckReport::default() };
     let team = join(&memory_dir, TEAM_DIR);
+    let mut memories = Vec::new();
     for (dir, prefix) in [(memory_dir.as_str(), ""), (team.as_str(), "team/")] {
         match fs.stat(dir) {
-            Ok(_) => check_dir(fs, dir, prefix, now_ms, &mut report)?,
+            Ok(_) => memories.extend(check_dir(fs, dir, prefix, now_ms, &mut report)?),
             Err(FsError::NotFound(_)) => {}
             Err(e) => return Err(e.into()),
         }
     }
+    check_contents(fs, &resolved.location.work_tree, git, now_ms, &memories, &mut report);
     report.findings.sort_by(|a, b| (&a.path, a.line, a.kind as u8).cmp(&(&b.path, b.line, b.kind as u8)));
     Ok(report)
 }
 
-fn check_dir(fs: &dyn Fs, dir: &str, prefix: &str, now_ms: i64, report: &mut CheckReport) -> Result<()> {
+/// A memory read whole, for the checks that need its body.
+struct Read {
+    path: String,
+    header: scan::MemoryHeader,
+    text: String,
+}
+
+fn finding(kind: FindingKind, path: &str, line: Option<usize>, message: String) -> Finding {
+    Finding {
+        kind,
+        severity: kind.severity(),
+        path: path.to_string(),
+        line: line.and_then(|l| u32::try_from(l).ok()),
+        message,
+    }
+}
+
+/// The checks on memories' contents: secrets, evidence, links, duplicates, contradictions,
+/// past dates.
+fn check_contents(
+    fs: &dyn Fs,
+    root: &str,
+    git: &GitFacts,
+    now_ms: i64,
+    memories: &[Read],
+    report: &mut CheckReport,
+) {
+    let mut claims = Vec::new();
+    for m in memories {
+        let body = crate::frontmatter::split(&m.text).map_or(m.text.as_str(), |(_, body)| body);
+        if let Some(secret) = secrets::scan(&m.text).into_iter().next() {
+            report.findings.push(finding(
+                FindingKind::SecretAtRest,
+                &m.path,
+                Some(secret.line),
+                format!("holds a secret ({}): move it out of memory, into your secret store", secret.kind),
+            ));
+        }
+        for link in m.header.links.iter().filter(|l| l.path.is_none()) {
+            let message = format!("[[{}]] names a memory not written yet", link.name);
+            report.findings.push(finding(FindingKind::LinkNotWrittenYet, &m.path, None, message));
+        }
+        if m.header.memory_type == Some(crate::MemoryType::Project) {
+            let today = chrono::DateTime::from_timestamp_millis(now_ms).unwrap_or_default().date_naive();
+            let dates = dates_in(body);
+            if let Some(last) = dates.iter().max().filter(|last| **last < today) {
+                let message = format!(
+                    "every date it names has passed (the last, {last}): retire it if the work is done"
+                );
+                report.findings.push(finding(FindingKind::PastDates, &m.path, None, message));
+            }
+        }
+        claims.push((m.header.mtime_ms, evidence::claims(body)));
+    }
+    let results = evidence::check(fs, root, git, &claims);
+    for (m, citations) in memories.iter().zip(results) {
+        for c in &citations {
+            let kind = match c.status {
+                Status::Missing => FindingKind::MissingCitation,
+                Status::Changed => FindingKind::ChangedCitation,
+                Status::Found | Status::Unchecked => continue,
+            };
+            report.findings.push(finding(kind, &m.path, None, format!("cites `{}` — {}", c.text, c.detail)));
+        }
+        if !citations.is_empty() {
+            let verdict = evidence::verdict(&citations);
+            report.evidence.push(MemoryEvidence { path: m.path.clone(), verdict, citations });
+        }
+    }
+    for (a, b, why) in similar::pairs(memories.iter().map(|m| (m.path.as_str(), &m.header, m.text.as_str())))
+    {
+        let (kind, message) = match why {
+            similar::Pair::NearDuplicate(score) => (
+                FindingKind::NearDuplicate,
+                format!("says nearly the same as {b} (similarity {score:.2}): merge them"),
+            ),
+            similar::Pair::Contradiction => (
+                FindingKind::Contradiction,
+                format!("says the opposite of {b} about the same subject: keep one"),
+            ),
+        };
+        report.findings.push(finding(kind, &a, None, message));
+    }
+}
+
+/// The ISO dates (`YYYY-MM-DD`) a text names.
+fn dates_in(text: &str) -> Vec<chrono::NaiveDate> {
+    let bytes = text.as_bytes();
+    (0..bytes.len().saturating_sub(9))
+        .filter(|&i| {
+            (i == 0 || !bytes[i - 1].is_ascii_digit()) && !bytes.get(i + 10).is_some_and(u8::is_ascii_digit)
+        })
+        .filter_map(|i| text.get(i..i + 10))
+        .filter_map(|s| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok())
+        .collect()
+}
+
+fn check_dir(
+    fs: &dyn Fs,
+    dir: &str,
+    prefix: &str,
+    now_ms: i64,
+    report: &mut CheckReport,
+) -> Result<Vec<Read>> {
     if fs.stat(&join(dir, journal::JOURNAL_FILE)).is_ok() {
         let ((), recovered) = journal::locked(fs, dir, || Ok(()))?;
         report.recovered += u32::try_from(recovered).unwrap_or(u32::MAX);
     }
     let set_aside = format!("{}{}", journal::JOURNAL_FILE, journal::SET_ASIDE_SUFFIX);
     if fs.stat(&join(dir, &set_aside)).is_ok() {
-        report.findings.push(Finding {
-            kind: FindingKind::JournalSetAside,
-            path: format!("{prefix}{set_aside}"),
-            line: None,
-            message:
-                "an interrupted write's journal did not read back (damaged, or not memdir's) and was not \
-                      applied: look at it, then delete it"
-                    .to_string(),
-        });
+        let message = "an interrupted write's journal did not read back (damaged, or not memdir's) and was not \
+                       applied: look at it, then delete it";
+        report.findings.push(finding(
+            FindingKind::JournalSetAside,
+            &format!("{prefix}{set_aside}"),
+            None,
+            message.into(),
+        ));
     }
     let mut headers = scan::scan_with_limit(fs, dir, usize::MAX, now_ms)?.headers;
     // The private directory's index does not cover team memory, which has its own.
     headers.retain(|h| prefix == "team/" || !h.path.starts_with(&format!("{TEAM_DIR}/")));
     report.memories += u32::try_from(headers.len()).unwrap_or(u32::MAX);
+    let reads: Vec<Read> = headers
+        .iter()
+        .map(|h| Read {
+            path: format!("{prefix}{}", h.path),
+            header: h.clone(),
+            text: fs
+                .read_file(&join(dir, &h.path), MAX_MEMORY_BYTES)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default(),
+        })
+        .collect();
     let mut add = |kind, path: &str, line: Option<usize>, message: String| {
-        report.findings.push(Finding {
-            kind,
-            path: format!("{prefix}{path}"),
-            line: line.and_then(|l| u32::try_from(l).ok()),
-            message,
-        });
+        report.findings.push(finding(kind, &format!("{prefix}{path}"), line, message));
     };
     for h in &headers {
         for d in &h.diagnostics {
@@ -129,7 +318,7 @@ fn check_dir(fs: &dyn Fs, dir: &str, prefix: &str, now_ms: i64, report: &mut Che
                 );
                 add(FindingKind::MissingIndex, INDEX_FILE, None, message);
             }
-            return Ok(());
+            return Ok(reads);
         }
         Err(e) => return Err(Error::from(e)),
     };
@@ -171,7 +360,7 @@ fn check_dir(fs: &dyn Fs, dir: &str, prefix: &str, now_ms: i64, report: &mut Che
             add(FindingKind::NotInIndex, &h.path, None, format!("no line in {INDEX_FILE} points at it"));
         }
     }
-    Ok(())
+    Ok(reads)
 }
 
 /// The memory file an index line points at: the target of its first Markdown link, when that
@@ -183,6 +372,81 @@ fn pointer(line: &str) -> Option<String> {
     let target = line[start..end].trim();
     let target = target.strip_prefix("./").unwrap_or(target);
     (target.ends_with(".md") && !target.contains("://")).then(|| target.to_string())
+}
+
+/// Makes the safe repairs to `target`'s index (and `team/`'s), under the writers' lock and
+/// through the journal: drops lines whose file is gone, drops second lines for one file, adds a
+/// line for each memory without one (from its name and description), and writes a missing
+/// MEMORY.md. It never touches a memory file. Returns each change, in words.
+pub fn fix(fs: &dyn Fs, target: &Target, now_ms: i64) -> Result<Vec<String>> {
+    let memory_dir = target.resolve(fs)?.memory_dir;
+    let team = join(&memory_dir, TEAM_DIR);
+    let mut changes = Vec::new();
+    for (dir, prefix) in [(memory_dir.as_str(), ""), (team.as_str(), "team/")] {
+        match fs.stat(dir) {
+            Ok(_) => {
+                let (done, _) = journal::locked(fs, dir, || fix_dir(fs, dir, prefix, now_ms))?;
+                changes.extend(done);
+            }
+            Err(FsError::NotFound(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(changes)
+}
+
+fn fix_dir(fs: &dyn Fs, dir: &str, prefix: &str, now_ms: i64) -> Result<Vec<String>> {
+    let mut headers = scan::scan_with_limit(fs, dir, usize::MAX, now_ms)?.headers;
+    headers.retain(|h| prefix == "team/" || !h.path.starts_with(&format!("{TEAM_DIR}/")));
+    headers.sort_by(|a, b| a.path.cmp(&b.path));
+    let index_path = join(dir, INDEX_FILE);
+    let old = match fs.read_file(&index_path, index::MAX_FILE_BYTES) {
+        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(FsError::NotFound(_)) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let mut changes = Vec::new();
+    let mut kept: Vec<&str> = Vec::new();
+    let mut pointed: Vec<String> = Vec::new();
+    for (at, line) in old.as_deref().unwrap_or("").lines().enumerate() {
+        let Some(file) = pointer(line) else {
+            kept.push(line);
+            continue;
+        };
+        if pointed.contains(&file) {
+            changes.push(format!("{prefix}{INDEX_FILE}:{}: removed a second line for {file}", at + 1));
+            continue;
+        }
+        let exists = crate::writer::valid_relative_path(&file).is_ok() && fs.stat(&join(dir, &file)).is_ok();
+        if !exists {
+            changes.push(format!(
+                "{prefix}{INDEX_FILE}:{}: removed the line for {file}, which does not exist",
+                at + 1
+            ));
+            continue;
+        }
+        pointed.push(file);
+        kept.push(line);
+    }
+    let mut added = Vec::new();
+    for h in headers.iter().filter(|h| !pointed.contains(&h.path)) {
+        let stem = h.path.rsplit('/').next().unwrap_or(&h.path).trim_end_matches(".md");
+        let name = h.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).unwrap_or(stem);
+        let description = h.description.as_deref().unwrap_or("").replace(['\n', '\r'], " ");
+        let line = crate::writer::index_line(name, &h.path, description.trim());
+        changes.push(format!("{prefix}{INDEX_FILE}: added a line for {prefix}{}", h.path));
+        added.push(line.trim_end_matches(" — ").to_string());
+    }
+    if changes.is_empty() {
+        return Ok(changes);
+    }
+    let mut text: String = kept.iter().map(|l| format!("{l}\n")).collect();
+    for line in added {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    journal::commit(fs, dir, &[journal::Op::Write(INDEX_FILE.to_string(), text.into_bytes())])?;
+    Ok(changes)
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@ use crate::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
 use crate::model::{ModelCall, Reply, Step};
 use crate::target::Target;
 use crate::{
-    approval, budget, check, dailylog, dream, extract, freshness, index, instructions, manifest, model,
-    paths, prompt, recall, scan, switches, trash, writer,
+    approval, budget, check, dailylog, dream, evidence, extract, freshness, index, instructions, manifest,
+    model, paths, prompt, recall, scan, switches, trash, writer,
 };
 
 wit_bindgen::generate!({
@@ -466,24 +466,30 @@ fn wit_recall_step(step: Step<recall::RecallResult>) -> ex::recall::RecallStep {
 }
 
 impl ex::check::Guest for Component {
-    fn check(target: wit::Target, now_ms: i64) -> Result<ex::check::CheckReport, wit::Error> {
-        use ex::check::FindingKind as K;
-        let report = check::check(&HostFs, &core_target(target), now_ms).map_err(wit_error)?;
-        Ok(ex::check::CheckReport {
+    fn fix(target: wit::Target, now_ms: i64) -> Result<Vec<String>, wit::Error> {
+        check::fix(&HostFs, &core_target(target), now_ms).map_err(wit_error)
+    }
+
+    fn check(
+        target: wit::Target,
+        now_ms: i64,
+        git: ex::check::GitFacts,
+    ) -> Result<ex::check::CheckReport, wit::Error> {
+        use ex::check as c;
+        let git = evidence::GitFacts { ls_files: git.ls_files, log: git.log };
+        let report = check::check(&HostFs, &core_target(target), now_ms, &git).map_err(wit_error)?;
+        Ok(c::CheckReport {
             memory_dir: report.memory_dir,
             memories: report.memories,
             findings: report
                 .findings
                 .into_iter()
-                .map(|f| ex::check::Finding {
-                    kind: match f.kind {
-                        check::FindingKind::DanglingIndexLine => K::DanglingIndexLine,
-                        check::FindingKind::DuplicateIndexLine => K::DuplicateIndexLine,
-                        check::FindingKind::NotInIndex => K::NotInIndex,
-                        check::FindingKind::MissingIndex => K::MissingIndex,
-                        check::FindingKind::IndexOverLimit => K::IndexOverLimit,
-                        check::FindingKind::Frontmatter => K::Frontmatter,
-                        check::FindingKind::JournalSetAside => K::JournalSetAside,
+                .map(|f| c::Finding {
+                    kind: wit_finding_kind(f.kind),
+                    severity: match f.severity {
+                        check::Severity::Error => c::Severity::Error,
+                        check::Severity::Warning => c::Severity::Warning,
+                        check::Severity::Note => c::Severity::Note,
                     },
                     path: f.path,
                     line: f.line,
@@ -491,7 +497,61 @@ impl ex::check::Guest for Component {
                 })
                 .collect(),
             recovered: report.recovered,
+            evidence: report
+                .evidence
+                .into_iter()
+                .map(|e| c::MemoryEvidence {
+                    path: e.path,
+                    verdict: match e.verdict {
+                        evidence::Verdict::Verified => c::Verdict::Verified,
+                        evidence::Verdict::Changed => c::Verdict::Changed,
+                        evidence::Verdict::Missing => c::Verdict::Missing,
+                        evidence::Verdict::Unchecked => c::Verdict::Unchecked,
+                    },
+                    citations: e
+                        .citations
+                        .into_iter()
+                        .map(|x| c::Citation {
+                            kind: match x.kind {
+                                evidence::ClaimKind::Path => c::ClaimKind::Path,
+                                evidence::ClaimKind::MakeTarget => c::ClaimKind::MakeTarget,
+                                evidence::ClaimKind::Flag => c::ClaimKind::Flag,
+                                evidence::ClaimKind::Symbol => c::ClaimKind::Symbol,
+                            },
+                            text: x.text,
+                            status: match x.status {
+                                evidence::Status::Found => c::CitationStatus::Found,
+                                evidence::Status::Changed => c::CitationStatus::Changed,
+                                evidence::Status::Missing => c::CitationStatus::Missing,
+                                evidence::Status::Unchecked => c::CitationStatus::Unchecked,
+                            },
+                            detail: x.detail,
+                        })
+                        .collect(),
+                })
+                .collect(),
         })
+    }
+}
+
+fn wit_finding_kind(kind: check::FindingKind) -> ex::check::FindingKind {
+    use check::FindingKind as F;
+    use ex::check::FindingKind as K;
+    match kind {
+        F::DanglingIndexLine => K::DanglingIndexLine,
+        F::DuplicateIndexLine => K::DuplicateIndexLine,
+        F::NotInIndex => K::NotInIndex,
+        F::MissingIndex => K::MissingIndex,
+        F::IndexOverLimit => K::IndexOverLimit,
+        F::Frontmatter => K::Frontmatter,
+        F::JournalSetAside => K::JournalSetAside,
+        F::SecretAtRest => K::SecretAtRest,
+        F::MissingCitation => K::MissingCitation,
+        F::ChangedCitation => K::ChangedCitation,
+        F::NearDuplicate => K::NearDuplicate,
+        F::Contradiction => K::Contradiction,
+        F::LinkNotWrittenYet => K::LinkNotWrittenYet,
+        F::PastDates => K::PastDates,
     }
 }
 

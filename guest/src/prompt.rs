@@ -105,6 +105,9 @@ edit them.\n",
 - Read a memory when it seems relevant or the user refers to earlier work.\n\
 - A memory records what was true when it was written. One that names a file, function or flag \
 is a claim about the past: check that it still exists before relying on it or recommending it.\n\
+- A recalled memory may carry a `Checked now:` line: what it cites, looked up just now. \
+\"still there\" is a fact; \"not found\" or \"changed\" means the memory may be out of date: \
+verify against the code, then update or delete the memory.\n\
 - If the user says to ignore memory or not to use it, do not apply, cite, compare against or \
 mention anything remembered.\n",
     );

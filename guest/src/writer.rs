@@ -529,7 +529,7 @@ fn index_line_head(name: &str, file: &str) -> String {
 }
 
 /// `- [Title](file.md) — hook`, kept under [`MAX_INDEX_LINE_CHARS`] characters.
-fn index_line(name: &str, file: &str, description: &str) -> String {
+pub(crate) fn index_line(name: &str, file: &str, description: &str) -> String {
     let head = index_line_head(name, file);
     let room = MAX_INDEX_LINE_CHARS.saturating_sub(head.chars().count());
     let hook: String = if description.chars().count() > room {

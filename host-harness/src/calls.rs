@@ -18,6 +18,7 @@ use crate::{ConfinedFs, Core};
 use memdir_core::budget::{LIMITS, Limits, Totals};
 use memdir_core::check::CheckReport;
 use memdir_core::dream::{self, DreamResult};
+use memdir_core::evidence::GitFacts;
 use memdir_core::extract::{self, ExtractResult};
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
@@ -225,9 +226,14 @@ impl Core for Recording<'_> {
         self.result("writer.rebuild-index", vec![json!(target), json!(now_ms)], r)
     }
 
-    fn check(&mut self, target: &Target, now_ms: i64) -> Result<CheckReport> {
-        let r = self.inner.check(target, now_ms);
-        self.result("check.check", vec![json!(target), json!(now_ms)], r)
+    fn check(&mut self, target: &Target, now_ms: i64, git: &GitFacts) -> Result<CheckReport> {
+        let r = self.inner.check(target, now_ms, git);
+        self.result("check.check", vec![json!(target), json!(now_ms), json!(git)], r)
+    }
+
+    fn check_fix(&mut self, target: &Target, now_ms: i64) -> Result<Vec<String>> {
+        let r = self.inner.check_fix(target, now_ms);
+        self.result("check.fix", vec![json!(target), json!(now_ms)], r)
     }
 
     fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>> {
@@ -383,7 +389,10 @@ pub fn call_native(fs: &ConfinedFs, func: &str, args: &[Value]) -> std::result::
             wit(writer::save(fs, &Save { target: &r.target, memory: r.memory() }))
         }
         "writer.forget" => wit(writer::forget(fs, &de(func, arg(0))?, &s(1)?)),
-        "check.check" => wit(memdir_core::check::check(fs, &de(func, arg(0))?, de(func, arg(1))?)),
+        "check.fix" => wit(memdir_core::check::fix(fs, &de(func, arg(0))?, de(func, arg(1))?)),
+        "check.check" => {
+            wit(memdir_core::check::check(fs, &de(func, arg(0))?, de(func, arg(1))?, &de(func, arg(2))?))
+        }
         "writer.rebuild-index" => wit(writer::rebuild_index(fs, &de(func, arg(0))?, de(func, arg(1))?)),
         "writer.trash" => wit(trash::list_for(fs, &de(func, arg(0))?)),
         "writer.restore" => wit(trash::restore_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),

@@ -8,9 +8,10 @@ use crate::error::{Error, Result};
 use crate::fs::SharedFs;
 use crate::{Core, cache, host_fs};
 use memdir_core::budget::{Limits, Totals};
-use memdir_core::check::{CheckReport, Finding, FindingKind};
+use memdir_core::check::{CheckReport, Finding, FindingKind, MemoryEvidence, Severity};
 use memdir_core::dates::Conversion;
 use memdir_core::dream::{self, DreamResult};
+use memdir_core::evidence::{Citation, ClaimKind, GitFacts, Status, Verdict};
 use memdir_core::extract::{self, ExtractResult, OpReport, Role};
 use memdir_core::freshness::Freshness;
 use memdir_core::index::{LoadedIndex, Truncation};
@@ -418,10 +419,18 @@ impl Core for ComponentCore<'_> {
         Ok(rebuilt.map_err(core_error)?.map(|r| Rebuilt { path: r.path, entries: r.entries }))
     }
 
-    fn check(&mut self, target: &Target, now_ms: i64) -> Result<CheckReport> {
+    fn check_fix(&mut self, target: &Target, now_ms: i64) -> Result<Vec<String>> {
         let target = wit_target(target);
+        let changes = self.call("check.fix", |b, s| b.memdir_memory_check().call_fix(s, &target, now_ms))?;
+        changes.map_err(core_error)
+    }
+
+    fn check(&mut self, target: &Target, now_ms: i64, git: &GitFacts) -> Result<CheckReport> {
+        use ex::check as c;
+        let target = wit_target(target);
+        let facts = c::GitFacts { ls_files: git.ls_files.clone(), log: git.log.clone() };
         let report =
-            self.call("check.check", |b, s| b.memdir_memory_check().call_check(s, &target, now_ms))?;
+            self.call("check.check", |b, s| b.memdir_memory_check().call_check(s, &target, now_ms, &facts))?;
         let report = report.map_err(core_error)?;
         Ok(CheckReport {
             memory_dir: report.memory_dir,
@@ -429,25 +438,52 @@ impl Core for ComponentCore<'_> {
             findings: report
                 .findings
                 .into_iter()
-                .map(|f| {
-                    use ex::check::FindingKind as K;
-                    Finding {
-                        kind: match f.kind {
-                            K::DanglingIndexLine => FindingKind::DanglingIndexLine,
-                            K::DuplicateIndexLine => FindingKind::DuplicateIndexLine,
-                            K::NotInIndex => FindingKind::NotInIndex,
-                            K::MissingIndex => FindingKind::MissingIndex,
-                            K::IndexOverLimit => FindingKind::IndexOverLimit,
-                            K::Frontmatter => FindingKind::Frontmatter,
-                            K::JournalSetAside => FindingKind::JournalSetAside,
-                        },
-                        path: f.path,
-                        line: f.line,
-                        message: f.message,
-                    }
+                .map(|f| Finding {
+                    kind: core_finding_kind(f.kind),
+                    severity: match f.severity {
+                        c::Severity::Error => Severity::Error,
+                        c::Severity::Warning => Severity::Warning,
+                        c::Severity::Note => Severity::Note,
+                    },
+                    path: f.path,
+                    line: f.line,
+                    message: f.message,
                 })
                 .collect(),
             recovered: report.recovered,
+            evidence: report
+                .evidence
+                .into_iter()
+                .map(|e| MemoryEvidence {
+                    path: e.path,
+                    verdict: match e.verdict {
+                        c::Verdict::Verified => Verdict::Verified,
+                        c::Verdict::Changed => Verdict::Changed,
+                        c::Verdict::Missing => Verdict::Missing,
+                        c::Verdict::Unchecked => Verdict::Unchecked,
+                    },
+                    citations: e
+                        .citations
+                        .into_iter()
+                        .map(|x| Citation {
+                            kind: match x.kind {
+                                c::ClaimKind::Path => ClaimKind::Path,
+                                c::ClaimKind::MakeTarget => ClaimKind::MakeTarget,
+                                c::ClaimKind::Flag => ClaimKind::Flag,
+                                c::ClaimKind::Symbol => ClaimKind::Symbol,
+                            },
+                            text: x.text,
+                            status: match x.status {
+                                c::CitationStatus::Found => Status::Found,
+                                c::CitationStatus::Changed => Status::Changed,
+                                c::CitationStatus::Missing => Status::Missing,
+                                c::CitationStatus::Unchecked => Status::Unchecked,
+                            },
+                            detail: x.detail,
+                        })
+                        .collect(),
+                })
+                .collect(),
         })
     }
 
@@ -532,6 +568,26 @@ impl Core for ComponentCore<'_> {
         let reply = wit_reply(reply);
         let step = self.call("dream.resume", |b, s| b.memdir_memory_dream().call_resume(s, state, &reply))?;
         step.map(core_dream_step).map_err(core_error)
+    }
+}
+
+fn core_finding_kind(kind: ex::check::FindingKind) -> FindingKind {
+    use ex::check::FindingKind as K;
+    match kind {
+        K::DanglingIndexLine => FindingKind::DanglingIndexLine,
+        K::DuplicateIndexLine => FindingKind::DuplicateIndexLine,
+        K::NotInIndex => FindingKind::NotInIndex,
+        K::MissingIndex => FindingKind::MissingIndex,
+        K::IndexOverLimit => FindingKind::IndexOverLimit,
+        K::Frontmatter => FindingKind::Frontmatter,
+        K::JournalSetAside => FindingKind::JournalSetAside,
+        K::SecretAtRest => FindingKind::SecretAtRest,
+        K::MissingCitation => FindingKind::MissingCitation,
+        K::ChangedCitation => FindingKind::ChangedCitation,
+        K::NearDuplicate => FindingKind::NearDuplicate,
+        K::Contradiction => FindingKind::Contradiction,
+        K::LinkNotWrittenYet => FindingKind::LinkNotWrittenYet,
+        K::PastDates => FindingKind::PastDates,
     }
 }
 

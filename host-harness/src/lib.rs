@@ -23,6 +23,7 @@ pub mod cli;
 mod component;
 pub mod error;
 pub mod fs;
+pub mod git;
 mod host_fs;
 pub mod llm;
 mod native;
@@ -36,6 +37,7 @@ pub use native::NativeCore;
 use memdir_core::budget::{Limits, Totals};
 use memdir_core::check::CheckReport;
 use memdir_core::dream::{self, DreamResult};
+use memdir_core::evidence::GitFacts;
 use memdir_core::extract::{self, ExtractResult};
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
@@ -93,7 +95,9 @@ pub trait Core {
     /// Removes a memory and its index lines (R6.4).
     fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport>;
     /// What has drifted in the memory directory, after finishing any interrupted write.
-    fn check(&mut self, target: &Target, now_ms: i64) -> Result<CheckReport>;
+    fn check(&mut self, target: &Target, now_ms: i64, git: &GitFacts) -> Result<CheckReport>;
+    /// Repairs the index: dangling and duplicate lines out, missing lines in; each change.
+    fn check_fix(&mut self, target: &Target, now_ms: i64) -> Result<Vec<String>>;
     /// Writes MEMORY.md when memory files exist and it does not (R6.5).
     fn rebuild_index(&mut self, target: &Target, now_ms: i64) -> Result<Option<Rebuilt>>;
     /// What the trash holds: background writers' deletions and overwrites, oldest first.

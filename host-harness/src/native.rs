@@ -7,6 +7,7 @@ use crate::fs::SharedFs;
 use memdir_core::budget::{self, LIMITS, Limits, Totals};
 use memdir_core::check::CheckReport;
 use memdir_core::dream::DreamResult;
+use memdir_core::evidence::GitFacts;
 use memdir_core::extract::ExtractResult;
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
@@ -114,8 +115,12 @@ impl Core for NativeCore {
         Ok(writer::rebuild_index(&*self.fs, target, now_ms)?)
     }
 
-    fn check(&mut self, target: &Target, now_ms: i64) -> Result<CheckReport> {
-        Ok(memdir_core::check::check(&*self.fs, target, now_ms)?)
+    fn check(&mut self, target: &Target, now_ms: i64, git: &GitFacts) -> Result<CheckReport> {
+        Ok(memdir_core::check::check(&*self.fs, target, now_ms, git)?)
+    }
+
+    fn check_fix(&mut self, target: &Target, now_ms: i64) -> Result<Vec<String>> {
+        Ok(memdir_core::check::fix(&*self.fs, target, now_ms)?)
     }
 
     fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>> {

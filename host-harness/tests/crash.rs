@@ -43,8 +43,19 @@ fn assert_clean(backend: &str, dir: &Path, what: &str) -> u64 {
     let out = memdir(backend, &["check", "--json", "--memory-dir", dir.to_str().unwrap()], None);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{what}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
-    assert_eq!(report["findings"], serde_json::json!([]), "{what}: drift after the kill");
-    assert!(out.status.success(), "{what}");
+    // Drift is the index and the files disagreeing; what the memories say (near duplicates, a
+    // link to a memory just forgotten) is not this test's business.
+    const DRIFT: &[&str] = &[
+        "dangling-index-line",
+        "duplicate-index-line",
+        "not-in-index",
+        "missing-index",
+        "journal-set-aside",
+    ];
+    let findings = report["findings"].as_array().unwrap();
+    let drift: Vec<_> =
+        findings.iter().filter(|f| DRIFT.contains(&f["kind"].as_str().unwrap_or(""))).collect();
+    assert!(drift.is_empty(), "{what}: drift after the kill: {drift:#?}");
     report["recovered"].as_u64().unwrap()
 }
 

@@ -395,7 +395,7 @@ fn extraction_replies_never_write_outside_or_leave_drift() {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         assert!(entries.iter().all(|e| e == "mem" || e == "outside.md"), "{entries:?} ({reply})");
-        let report = memdir_core::check::check(&fs, &target(&dir), 0).unwrap();
+        let report = memdir_core::check::check(&fs, &target(&dir), 0, &Default::default()).unwrap();
         let drift: Vec<_> = report
             .findings
             .iter()

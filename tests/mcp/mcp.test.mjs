@@ -18,6 +18,7 @@ const version = /^version = "(.+)"$/m.exec(fs.readFileSync(path.join(repo, "Carg
 const cache = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-mcp-cache-"));
 
 const TOOLS = [
+  "memory_check",
   "memory_forget",
   "memory_index",
   "memory_instructions",
@@ -173,6 +174,12 @@ test("every tool, in the order an agent uses them, against a real memory directo
     assert.match(approved, /SECRETBYTES/);
     const state = JSON.parse(fs.readFileSync(path.join(w.home, ".claude.json"), "utf8"));
     assert.equal(state.projects[fs.realpathSync(w.project)].hasClaudeMdExternalIncludesApproved, true);
+
+    // The checks (issue 14): a memory citing a file the project does not have is reported, and
+    // the link to a memory not written yet is a note.
+    const checked = text(await client.callTool({ name: "memory_check", arguments: {} }));
+    assert.match(checked, /integration-tests-use-a-real-database\.md {2}note {2}link-not-written-yet|ana-is-a-data-engineer\.md {2}note {2}link-not-written-yet {2}\[\[ana-rust-mentor\]\]/);
+    assert.match(checked, /\d+ memories, \d+ findings?/);
 
     const refused = text(await client.callTool({ name: "memory_log", arguments: { text: "tried the cache" } }));
     assert.match(refused, /daily-log mode is off/);

@@ -16,8 +16,9 @@ use std::path::PathBuf;
 pub struct Args {
     /// The user's request.
     pub query: String,
-    /// The working directory whose memory to use (default: the current one).
-    #[arg(long, conflicts_with = "memory_dir")]
+    /// The working directory whose memory to use, and whose files the memories' citations are
+    /// checked against (default: the current one).
+    #[arg(long)]
     pub cwd: Option<PathBuf>,
     /// Recall from this memory directory instead of the working directory's.
     #[arg(long)]

@@ -12,10 +12,11 @@ use std::path::PathBuf;
 /// Where the memory directory is: the working directory's, or one named.
 #[derive(Debug, clap::Args)]
 pub struct Target {
-    /// The working directory whose memory to change (default: the current one).
-    #[arg(long, conflicts_with = "memory_dir")]
+    /// The working directory: its memory, its project and its settings (default: the current
+    /// one).
+    #[arg(long)]
     pub cwd: Option<PathBuf>,
-    /// Change this memory directory instead.
+    /// Use this memory directory instead of the working directory's.
     #[arg(long)]
     pub memory_dir: Option<PathBuf>,
 }

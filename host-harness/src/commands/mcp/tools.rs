@@ -38,6 +38,7 @@ const FORGET: &str = "memory_forget";
 const LIST: &str = "memory_list";
 const LOG: &str = "memory_log";
 const INSTRUCTIONS_TOOL: &str = "memory_instructions";
+const CHECK: &str = "memory_check";
 
 /// Tools that take no arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -202,6 +203,16 @@ pub fn list() -> Vec<Tool> {
              a memory's path, or when MEMORY.md seems incomplete.",
         )
         .with_annotations(read_only.clone()),
+        tool::<NoArgs>(
+            CHECK,
+            "Check the memories",
+            "Checks every memory against the project and against each other: index lines whose \
+             file is gone, memories without an index line, broken frontmatter, secrets, what a \
+             memory cites that is gone or changed (files, Make targets, flags, functions), near \
+             duplicates and contradictions. Use it before relying on an old memory, or to tidy \
+             up; fix what it reports by saving or forgetting memories.",
+        )
+        .with_annotations(read_only.clone()),
         tool::<LogArgs>(
             LOG,
             "Log to today's memory log",
@@ -231,6 +242,7 @@ pub enum Call {
     List,
     Log(LogArgs),
     Instructions(InstructionsArgs),
+    Check,
 }
 
 impl Call {
@@ -245,6 +257,7 @@ impl Call {
             LIST => parse::<NoArgs>(name, args).map(|_| Call::List)?,
             LOG => Call::Log(parse(name, args)?),
             INSTRUCTIONS_TOOL => Call::Instructions(parse(name, args)?),
+            CHECK => parse::<NoArgs>(name, args).map(|_| Call::Check)?,
             _ => {
                 let names: Vec<_> = list().into_iter().map(|t| t.name).collect();
                 return Err(McpError::invalid_params(
@@ -272,6 +285,10 @@ impl Call {
             Call::List => list_memories(memory),
             Call::Log(args) => log(memory, args),
             Call::Instructions(args) => instructions(memory, args),
+            Call::Check => {
+                let report = crate::cli::commands::check::inspect(&memory.ctx, &memory.cwd, None)?;
+                Ok(crate::cli::commands::check::render(&report))
+            }
         }
     }
 }

@@ -1,0 +1,65 @@
+//! What the project's git says, for the evidence checks (issue 14): the tracked files and
+//! which commits touched which file. The host only runs git and hands the output to the core,
+//! which reads it. Each command is bounded in time and size; a project that is not a git
+//! repository, or a machine without git, gets no facts and the core searches the tree itself.
+
+use memdir_core::evidence::GitFacts;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long one git command may run.
+const TIMEOUT: Duration = Duration::from_secs(10);
+/// How much of its output is read.
+const MAX_OUTPUT: u64 = 32 * 1024 * 1024;
+/// Commits read from the log: enough history for "changed since the memory was saved".
+const LOG_COMMITS: &str = "2000";
+
+/// The facts for the work tree at `dir`.
+pub fn facts(dir: &str) -> GitFacts {
+    let ls_files = run(dir, &["ls-files", "-z"]).map(|out| {
+        // NUL-separated so no path is quoted; a path holding a newline cannot be a line, and
+        // is left out.
+        out.split('\0').filter(|p| !p.is_empty() && !p.contains('\n')).collect::<Vec<_>>().join("\n")
+    });
+    let log = ls_files.as_ref().and_then(|_| {
+        run(dir, &["log", "--format=%x00%ct", "--name-only", "--no-renames", "-n", LOG_COMMITS])
+    });
+    GitFacts { ls_files, log }
+}
+
+/// `git -C dir ARGS`, its output when it succeeded within the bounds.
+fn run(dir: &str, args: &[&str]) -> Option<String> {
+    // A repository's own configuration could name a program for git to run (an fsmonitor); these
+    // commands need none.
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "core.fsmonitor=false"])
+        .args(args)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        stdout.take(MAX_OUTPUT).read_to_end(&mut out).map(|_| out)
+    });
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < TIMEOUT => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    let out = reader.join().ok()?.ok()?;
+    status.success().then(|| String::from_utf8_lossy(&out).into_owned())
+}
