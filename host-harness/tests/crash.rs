@@ -71,11 +71,13 @@ fn seeded(root: &Path) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     memory(&dir, "role.md", "role", "Ana leads the backend.");
     memory(&dir, "linking.md", "linking", "See [[role]].");
-    std::fs::write(
-        dir.join("MEMORY.md"),
-        "- [role](role.md) — about role\n- [linking](linking.md) — about linking\n",
-    )
-    .unwrap();
+    let mut index = "- [role](role.md) — about role\n- [linking](linking.md) — about linking\n".to_string();
+    // Enough memories that an extraction may update and delete one each (a quarter of them).
+    for i in 0..6 {
+        memory(&dir, &format!("other-{i}.md"), &format!("other-{i}"), &format!("Unrelated fact {i}."));
+        index.push_str(&format!("- [other-{i}](other-{i}.md) — about other-{i}\n"));
+    }
+    std::fs::write(dir.join("MEMORY.md"), index).unwrap();
     dir
 }
 
@@ -173,6 +175,7 @@ fn a_writer_killed_after_any_change_leaves_all_or_nothing_and_no_drift() {
                 }
             }
             assert!(killed_at >= 3, "{backend}: {what} was killed at only {killed_at} points");
+            eprintln!("crash: {backend}: {what}: killed at {killed_at} points, clean after each");
         }
     }
 }
