@@ -565,6 +565,7 @@ impl ex::writer::Guest for Component {
                 name: &request.name,
                 description: &request.description,
                 file: request.file.as_deref(),
+                replaces: request.replaces.as_deref(),
                 body: &request.body,
                 now_ms: request.now_ms,
                 utc_offset_minutes: request.utc_offset_minutes,
@@ -586,6 +587,7 @@ impl ex::writer::Guest for Component {
                 .collect(),
             renamed_from: report.renamed_from,
             links_rewritten: report.links_rewritten,
+            replaced: report.replaced,
         })
     }
 

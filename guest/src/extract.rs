@@ -629,6 +629,7 @@ fn apply_one(
                 name: text("name")?,
                 description: text("description")?,
                 file: Some(&rel),
+                replaces: None,
                 body: text("body")?,
                 now_ms: input.now_ms,
                 utc_offset_minutes: input.utc_offset_minutes,

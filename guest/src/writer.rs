@@ -48,6 +48,9 @@ pub struct Memory<'a> {
     /// The file, relative to the (team) memory directory. `None`: the memory already named
     /// `name` is updated, else `<name>.md` is created (R1.2).
     pub file: Option<&'a str>,
+    /// A memory this one supersedes: it is removed in the same step, its index line becomes
+    /// this memory's, and `[[links]]` to it name this one (issue 14).
+    pub replaces: Option<&'a str>,
     /// The memory itself.
     pub body: &'a str,
     /// "Now", ms since the epoch: relative dates in project memories are converted against it.
@@ -120,6 +123,8 @@ pub struct SaveReport {
     /// Memories whose `[[old name]]` links were rewritten to the new name, relative to the
     /// memory directory.
     pub links_rewritten: Vec<String>,
+    /// The memory this one superseded and removed, relative to the memory directory.
+    pub replaced: Option<String>,
 }
 
 /// What a forget changed.
@@ -138,6 +143,7 @@ pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_
     let name = memory_name(&one_line("name", req.name)?)?;
     let mut description = one_line("description", req.description)?;
     let file = req.file.map(valid_file_name).transpose()?;
+    let replaces = req.replaces.map(valid_file_name).transpose()?;
     if req.body.len() > MAX_BODY_BYTES {
         return Err(invalid(format!(
             "the body is {} bytes; a memory holds at most {MAX_BODY_BYTES}: keep the fact and its reason, link the rest",
@@ -187,7 +193,13 @@ pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_
         Scope::Team => team_dir(fs, memory_dir)?,
     };
     let today = today(req.now_ms, req.utc_offset_minutes);
-    let draft = Draft { name: &name, description: &description, memory_type: req.memory_type, body: &body };
+    let draft = Draft {
+        name: &name,
+        description: &description,
+        memory_type: req.memory_type,
+        body: &body,
+        replaces: replaces.as_deref(),
+    };
     let (saved, _) = journal::locked(fs, &dir, || save_locked(fs, &dir, file.as_deref(), &draft, today))?;
     let in_scope =
         |rel: &str| if scope == Scope::Team { format!("{TEAM_DIR}/{rel}") } else { rel.to_string() };
@@ -198,6 +210,7 @@ pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_
         conversions,
         renamed_from: saved.renamed_from,
         links_rewritten: saved.links_rewritten.iter().map(|f| in_scope(f)).collect(),
+        replaced: saved.replaced.map(|f| in_scope(&f)),
     })
 }
 
@@ -221,6 +234,8 @@ struct Draft<'a> {
     description: &'a str,
     memory_type: MemoryType,
     body: &'a str,
+    /// The file of the memory this one supersedes.
+    replaces: Option<&'a str>,
 }
 
 /// What [`save_locked`] did, relative to the directory it wrote.
@@ -230,6 +245,7 @@ struct Saved {
     index_line: String,
     renamed_from: Option<String>,
     links_rewritten: Vec<String>,
+    replaced: Option<String>,
 }
 
 /// Picks the file, writes it, its index line and any rewritten links; on a failure every file
@@ -253,10 +269,26 @@ fn save_locked(
     let old_name = old_file.as_deref().and_then(|old| frontmatter::parse(old, false).name);
     // An update under the same slug keeps the name as the file wrote it (`Release freeze`);
     // another name is a rename, and the links to the old one follow it.
-    let (name, renamed_from) = match old_name {
+    let (name, mut renamed_from) = match old_name {
         Some(old) if links::slug(&old) == draft.name => (old, None),
         Some(old) if !links::slug(&old).is_empty() => (draft.name.to_string(), Some(old)),
         _ => (draft.name.to_string(), None),
+    };
+    // The memory this one supersedes: its name is the one links used, its line the one to take.
+    let superseded = match draft.replaces {
+        Some(old) if old == file => {
+            return Err(invalid(format!("{old} cannot replace itself: save it again to update it")));
+        }
+        Some(old) => {
+            let text = read_optional(fs, &join(dir, old))?
+                .ok_or_else(|| invalid(format!("{old} is not a memory here: there is nothing to replace")))?;
+            let old_name = frontmatter::parse(&text, false)
+                .name
+                .unwrap_or_else(|| old.trim_end_matches(".md").to_string());
+            renamed_from = Some(old_name.clone());
+            Some((old.to_string(), old_name))
+        }
+        None => None,
     };
     let line = index_line(&name, &file, draft.description);
     // The index line must keep its hook: a name and file that fill it are refused (R6.1).
@@ -270,13 +302,26 @@ fn save_locked(
     }
     let index_path = join(dir, INDEX_FILE);
     let old_index = read_optional(fs, &index_path)?;
-    let new_index = with_index_line(old_index.as_deref().unwrap_or(""), &file, &line)?;
-    let content = render(old_file.as_deref(), &name, draft, today);
+    let mut index_text = old_index.clone().unwrap_or_default();
+    if let Some((old, _)) = &superseded {
+        // The superseded memory's line becomes this one's, where it was; a line this file
+        // already had goes.
+        let (old_target, new_target) = (format!("]({old})"), format!("]({file})"));
+        let lines: Vec<&str> = index_text.lines().filter(|l| !l.contains(&new_target)).collect();
+        index_text = lines
+            .iter()
+            .map(|l| if l.contains(&old_target) { format!("- []({file})\n") } else { format!("{l}\n") })
+            .collect();
+    }
+    let new_index = with_index_line(&index_text, &file, &line)?;
+    let content =
+        render(old_file.as_deref(), &name, draft, today, superseded.as_ref().map(|(_, n)| n.as_str()));
 
     let mut writes = vec![Op::Write(file.clone(), content.into_bytes())];
     let mut links_rewritten = Vec::new();
     if let Some(old) = &renamed_from {
-        for h in headers.iter().filter(|h| h.path != file) {
+        let replaced = superseded.as_ref().map(|(f, _)| f.as_str());
+        for h in headers.iter().filter(|h| h.path != file && Some(h.path.as_str()) != replaced) {
             if !h.links.iter().any(|l| links::slug(&l.name) == links::slug(old)) {
                 continue;
             }
@@ -293,8 +338,12 @@ fn save_locked(
         }
     }
     writes.push(Op::Write(INDEX_FILE.to_string(), new_index.into_bytes()));
+    if let Some((old, _)) = &superseded {
+        writes.push(Op::Remove(old.clone()));
+    }
     journal::commit(fs, dir, &writes)?;
-    Ok(Saved { file, created: old_file.is_none(), index_line: line, renamed_from, links_rewritten })
+    let replaced = superseded.map(|(old, _)| old);
+    Ok(Saved { file, created: old_file.is_none(), index_line: line, renamed_from, links_rewritten, replaced })
 }
 
 /// The file for a memory saved by name: the memory already named so, else `<name>.md` (or
@@ -568,7 +617,13 @@ fn with_index_line(index_text: &str, file: &str, line: &str) -> Result<String> {
 /// The file's text: frontmatter, then the body. A new file gets the agent's current shape
 /// (`metadata:` → `type:`); an existing one keeps its shape (a top-level `type:` stays there)
 /// and every other key, its `metadata.modified` set to today.
-fn render(old: Option<&str>, name: &str, draft: &Draft<'_>, today: chrono::NaiveDate) -> String {
+fn render(
+    old: Option<&str>,
+    name: &str,
+    draft: &Draft<'_>,
+    today: chrono::NaiveDate,
+    supersedes: Option<&str>,
+) -> String {
     let entries =
         old.and_then(frontmatter::split).map(|(block, _)| top_level_entries(block)).unwrap_or_default();
     let has = |key: &str| {
@@ -585,6 +640,9 @@ fn render(old: Option<&str>, name: &str, draft: &Draft<'_>, today: chrono::Naive
     let memory_type = draft.memory_type;
     let mut out =
         format!("---\nname: {}\ndescription: {}\n", yaml_value(name), yaml_value(draft.description));
+    if let Some(old) = supersedes {
+        out.push_str(&format!("supersedes: {}\n", yaml_value(old)));
+    }
     if !nested {
         out.push_str(&format!("type: {memory_type}\n"));
     } else if !has("metadata") {
@@ -593,6 +651,7 @@ fn render(old: Option<&str>, name: &str, draft: &Draft<'_>, today: chrono::Naive
     for (key, lines) in &entries {
         match key.as_str() {
             "name" | "description" | "type" => {}
+            "supersedes" if supersedes.is_some() => {}
             "metadata" if lines.len() > 1 || lines[0].trim_end().ends_with(':') => {
                 out.push_str(&lines[0]);
                 let indent: String = lines
@@ -753,7 +812,13 @@ mod tests {
         assert_eq!(yaml_value("Real DB"), "Real DB");
         assert_eq!(yaml_value("Use: staging"), "\"Use: staging\"");
         assert_eq!(yaml_value("\"Deploy\" list"), "\"\\\"Deploy\\\" list\"");
-        let draft = Draft { name: "new", description: "d", memory_type: MemoryType::User, body: "b\n" };
+        let draft = Draft {
+            name: "new",
+            description: "d",
+            memory_type: MemoryType::User,
+            body: "b\n",
+            replaces: None,
+        };
         let today = chrono::NaiveDate::from_ymd_opt(2026, 3, 4).unwrap();
         // The seeds' shape stays: type at the top level, other keys kept, modified updated.
         let rendered = render(
@@ -763,6 +828,7 @@ mod tests {
             "new",
             &draft,
             today,
+            None,
         );
         assert_eq!(
             rendered,
@@ -770,18 +836,18 @@ mod tests {
         );
         // A new file gets the agent's current shape.
         assert_eq!(
-            render(None, "new", &draft, today),
+            render(None, "new", &draft, today, None),
             "---\nname: new\ndescription: d\nmetadata:\n  type: user\n---\nb\n"
         );
         // The current shape stays: the type nested first, the metadata's other keys kept.
         let current = "---\nname: x\nmetadata:\n    originSessionId: 7d\n    type: project\n    modified: 2026-01-02T10:00:00Z\nextra: 1\n---\nold\n";
         assert_eq!(
-            render(Some(current), "new", &draft, today),
+            render(Some(current), "new", &draft, today, None),
             "---\nname: new\ndescription: d\nmetadata:\n    type: user\n    originSessionId: 7d\n    modified: 2026-03-04T00:00:00Z\nextra: 1\n---\nb\n"
         );
         // An inline mapping cannot take a nested type: the type goes to the top level.
         assert_eq!(
-            render(Some("---\nname: x\nmetadata: {a: 1}\n---\n"), "new", &draft, today),
+            render(Some("---\nname: x\nmetadata: {a: 1}\n---\n"), "new", &draft, today, None),
             "---\nname: new\ndescription: d\ntype: user\nmetadata: {a: 1}\n---\nb\n"
         );
     }

@@ -63,6 +63,9 @@ enum Command {
     /// Report what has drifted: index lines without files, files without index lines,
     /// duplicates, an index over its limits, broken frontmatter. Exit 1 when anything is found.
     Check(commands::check::Args),
+    /// Walk what check found, one memory at a time: keep, edit or forget each; retire project
+    /// memories whose dates have passed.
+    Review(commands::review::Args),
     /// Extract memories from a conversation with a model, in two rounds (R9.2).
     Extract(commands::extract::Args),
     /// Append an entry to today's daily log (R9.4).
@@ -254,6 +257,7 @@ pub fn run_recorded(
         Command::Forget(a) => commands::save::forget(&ctx, a, out),
         Command::Restore(a) => commands::save::restore(&ctx, a, out),
         Command::Check(a) => commands::check::run(&ctx, a, out),
+        Command::Review(a) => commands::review::run(&ctx, a, out),
         Command::Extract(a) => commands::extract::run(&ctx, a, out),
         Command::Log(a) => commands::log::log(&ctx, a, out),
         Command::Dream(a) => commands::log::dream(&ctx, a, out, err),

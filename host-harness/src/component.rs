@@ -379,6 +379,7 @@ impl Core for ComponentCore<'_> {
             name: r.name.to_string(),
             description: r.description.to_string(),
             file: r.file.map(str::to_string),
+            replaces: r.replaces.map(str::to_string),
             body: r.body.to_string(),
             now_ms: r.now_ms,
             utc_offset_minutes: r.utc_offset_minutes,
@@ -400,6 +401,7 @@ impl Core for ComponentCore<'_> {
                 .collect(),
             renamed_from: report.renamed_from,
             links_rewritten: report.links_rewritten,
+            replaced: report.replaced,
         })
     }
 

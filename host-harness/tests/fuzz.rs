@@ -105,6 +105,7 @@ fn frontmatter_reads_back_what_save_wrote_and_takes_any_text() {
                 name: &name,
                 description: &description,
                 file: Some("probe.md"),
+                replaces: None,
                 body: "b",
                 now_ms: 0,
                 utc_offset_minutes: 0,

@@ -155,6 +155,7 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
                     name,
                     description: "new",
                     file,
+                    replaces: None,
                     body: "New.",
                     now_ms: 0,
                     utc_offset_minutes: 0,

@@ -63,13 +63,14 @@ memory(
   3,
 );
 memory("project_freeze.md", "project", "Release freeze", "Merges stop from 2026-12-03 for the mobile release", "Non-critical merges stop 2026-12-03.\n**Why:** the release branch is cut.\n**How to apply:** hold merges.", 45);
-memory("reference_dashboards.md", "reference", "Latency dashboard", "grafana.internal/d/api-latency is the on-call dashboard", "See grafana.internal/d/api-latency.", 10);
+memory("reference_dashboards.md", "reference", "Latency dashboard", "grafana.internal/d/api-latency is the on-call dashboard", "See grafana.internal/d/api-latency; the exporter is `scripts/export_metrics.py`.", 10);
 fs.writeFileSync(
   path.join(memoryDir, "MEMORY.md"),
   [
     "- [Integration tests use a real database](feedback_testing.md) — never mocks",
     "- [Release freeze](project_freeze.md) — merges stop 2026-12-03",
     "- [Latency dashboard](reference_dashboards.md) — on-call dashboard",
+    "- [Old note](old_note.md) — deleted by hand, its line left behind",
     "",
   ].join("\n"),
 );
@@ -227,6 +228,40 @@ try {
     await until("the dangling link", async () => (await page.locator(".monaco-list-row", { hasText: "→ ci-owner" }).first().innerText()).includes("not written yet"));
     await link.click();
     await until("the linked memory open", async () => (await editorText()).includes("Non-critical merges stop 2026-12-03"));
+  });
+
+  await check("Memory: Check Memories puts what it finds in the Problems panel and marks the memory (issue 14)", async () => {
+    await palette("Memory: Check Memories");
+    const problems = page.locator(".markers-panel");
+    await until("the findings in the Problems panel", async () => {
+      const text = (await problems.first().innerText({ timeout: 2000 })).replace(/\u00a0/g, " ");
+      return text.includes("scripts/export_metrics.py` — not found") && text.includes("old_note.md does not exist");
+    });
+    const tree = page.locator('[id="workbench.view.extension.memdir"], .pane-body').filter({ hasText: "Latency dashboard" }).first();
+    await until("the memory marked in the view", async () => (await tree.innerText({ timeout: 2000 })).includes("cites something missing"));
+  });
+
+  await check("the quick fix on a dangling index line repairs MEMORY.md on disk", async () => {
+    const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "old_note.md does not exist" }).first();
+    const fix = page.getByText("Repair MEMORY.md (memdir check --fix)").first();
+    // Selecting the problem and asking for its quick fixes: retried, since the panel and the
+    // editor trade focus while the file opens.
+    await until("the quick fix offered on the problem", async () => {
+      await page.keyboard.press("Escape");
+      await problem.click({ timeout: 3000 });
+      await page.keyboard.press("Control+.");
+      await fix.waitFor({ state: "visible", timeout: 3000 });
+      return true;
+    });
+    // A Monaco menu item acts on a key press once the pointer has focused it.
+    await fix.hover();
+    await page.keyboard.press("Enter");
+    await until("the line gone from the file on disk", async () => !fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8").includes("old_note.md"));
+    const index = fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
+    if (!index.includes("[Latency dashboard](reference_dashboards.md)")) throw new Error(`the repair lost a line: ${index}`);
+    // Leave the focus where the next steps expect it: the editor, no menu or panel.
+    await page.keyboard.press("Escape");
+    await page.locator(".editor-instance .monaco-editor").first().click();
   });
 
   await check("Memory: Show Index As Loaded opens MEMORY.md as the model sees it", async () => {

@@ -4,6 +4,8 @@
 
 import * as vscode from "vscode";
 import { registerCommands } from "./commands";
+import { MemoryDiagnostics } from "./diagnostics";
+import { review } from "./review";
 import { Workspace } from "./memory";
 import { registerParticipant } from "./participant";
 import { registerTools } from "./tools";
@@ -13,6 +15,48 @@ export function activate(context: vscode.ExtensionContext) {
   const log = vscode.window.createOutputChannel("memdir", { log: true });
   const workspace = new Workspace(vscode.Uri.joinPath(context.extensionUri, "dist").fsPath, log);
   const view = new MemoriesView(workspace, log);
+  const diagnostics = new MemoryDiagnostics(workspace, log);
+  // The view marks a memory whose citations are gone, from the last check (issue 14).
+  view.verdictOf = (memoryPath) => diagnostics.last?.evidence.find((e) => e.path === memoryPath)?.verdict;
+  context.subscriptions.push(
+    diagnostics,
+    diagnostics.onDidCheck(() => view.refresh()),
+    vscode.languages.registerCodeActionsProvider({ scheme: "file", pattern: "**/MEMORY.md" }, diagnostics, {
+      providedCodeActionKinds: [vscode.CodeActionKind.QuickFix],
+    }),
+    vscode.commands.registerCommand("memdir.check", async () => {
+      const report = diagnostics.run();
+      if (!report) return;
+      const count = report.findings.filter((f) => f.severity !== "note").length;
+      vscode.window.showInformationMessage(
+        `memdir: ${report.memories} memories checked; ${count} error(s) or warning(s), ${report.findings.length - count} note(s)`,
+      );
+      await vscode.commands.executeCommand("workbench.actions.view.problems");
+    }),
+    vscode.commands.registerCommand("memdir.review", async () => {
+      try {
+        await review(workspace, () => {
+          view.refresh();
+          diagnostics.schedule();
+        });
+      } catch (e) {
+        vscode.window.showErrorMessage(`memdir: ${(e as Error).message}`);
+      }
+    }),
+    vscode.commands.registerCommand("memdir.fixIndex", () => {
+      try {
+        const changes = workspace.fix();
+        log.info(`memdir: ${changes.length ? changes.join("; ") : "MEMORY.md needed no repair"}`);
+        vscode.window.showInformationMessage(`memdir: ${changes.length ? changes.join("; ") : "MEMORY.md needed no repair"}`);
+      } catch (e) {
+        vscode.window.showErrorMessage(`memdir: ${(e as Error).message}`);
+      }
+      diagnostics.run();
+      view.refresh();
+    }),
+    watchMemories(workspace, () => diagnostics.schedule()),
+  );
+  diagnostics.schedule();
   context.subscriptions.push(
     log,
     view,
@@ -27,6 +71,20 @@ export function activate(context: vscode.ExtensionContext) {
   log.info(`memdir: memory directory ${safe(() => workspace.location().memoryDir)}`);
   // The extension builds prompts: a missing MEMORY.md is written now (R6.5).
   log.info(`memdir: ${safe(() => workspace.rebuildIndex() ?? "MEMORY.md needs no rebuilding")}`);
+}
+
+/** Calls `changed` whenever a memory file is created, changed or deleted. */
+function watchMemories(workspace: Workspace, changed: () => void): vscode.Disposable {
+  try {
+    const dir = workspace.location().memoryDir;
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), "**/*.md"));
+    watcher.onDidCreate(changed);
+    watcher.onDidChange(changed);
+    watcher.onDidDelete(changed);
+    return watcher;
+  } catch {
+    return new vscode.Disposable(() => {});
+  }
 }
 
 function safe(f: () => string): string {

@@ -6,7 +6,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { ConfinedFs, MemoryCore } from "./core";
-import type { Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, RecallResult, SaveReport, Target } from "./core";
+import { execFileSync } from "node:child_process";
+import type { CheckReport, Env, GitFacts, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, RecallResult, SaveReport, Target } from "./core";
 
 /** The memory types, in the order the view lists them. */
 export const TYPES = ["user", "feedback", "project", "reference"] as const;
@@ -136,6 +137,7 @@ export class Workspace {
     description: string;
     body: string;
     file?: string;
+    replaces?: string;
     scope?: "private" | "team";
   }): SaveReport {
     const { target, grant } = this.writable();
@@ -145,11 +147,31 @@ export class Workspace {
       name: request.name,
       description: request.description,
       file: request.file || undefined,
+      replaces: request.replaces || undefined,
       body: request.body,
       nowMs: BigInt(Date.now()),
       utcOffsetMinutes: utcOffset(),
       scope: request.scope,
     });
+  }
+
+  /**
+   * Checks the memories (issue 14): drift, secrets, and what they cite in this project, with
+   * what the project's git says when it is a repository.
+   */
+  check(): CheckReport {
+    const location = this.location();
+    const dir = location.memoryDir;
+    const grant = readEverything();
+    if (fs.existsSync(dir)) grant.grantWrite(dir);
+    const git = location.fromGit ? gitFacts(location.workTree) : { lsFiles: undefined, log: undefined };
+    return this.core.check(grant, this.target(), BigInt(Date.now()), git);
+  }
+
+  /** The safe repairs to MEMORY.md (never a memory file); each change. */
+  fix(): string[] {
+    const { target, grant } = this.writable();
+    return this.core.fix(grant, target, BigInt(Date.now()));
   }
 
   /** Writes MEMORY.md when memory files exist and it does not (R6.5); what was done, if anything. */
@@ -241,4 +263,28 @@ export class Workspace {
 export function decidedBy(status: MemoryStatus): string {
   const d = status.switches.decidedBy;
   return d.tag === "settings" ? `settings:${d.val}` : d.tag;
+}
+
+/**
+ * What git says about the project, for the evidence checks: the host only runs git (bounded in
+ * time and size) and hands the output to the core. No git, or not a repository: nothing.
+ */
+function gitFacts(workTree: string): GitFacts {
+  const run = (args: string[]): string | undefined => {
+    try {
+      return execFileSync("git", ["-C", workTree, "-c", "core.fsmonitor=false", ...args], {
+        encoding: "utf8",
+        timeout: 10_000,
+        maxBuffer: 32 * 1024 * 1024,
+        stdio: ["ignore", "pipe", "ignore"],
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
+      });
+    } catch {
+      return undefined;
+    }
+  };
+  const listed = run(["ls-files", "-z"]);
+  if (listed === undefined) return { lsFiles: undefined, log: undefined };
+  const lsFiles = listed.split("\0").filter((p) => p && !p.includes("\n")).join("\n");
+  return { lsFiles, log: run(["log", "--format=%x00%ct", "--name-only", "--no-renames", "-n", "2000"]) };
 }

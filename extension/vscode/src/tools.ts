@@ -28,7 +28,7 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
         return text(parts.join("\n\n"));
       },
     }),
-    vscode.lm.registerTool<{ type: MemoryType; name: string; description: string; body: string; file?: string; scope?: "private" | "team" }>(
+    vscode.lm.registerTool<{ type: MemoryType; name: string; description: string; body: string; file?: string; replaces?: string; scope?: "private" | "team" }>(
       "memdir_save",
       {
         prepareInvocation(options) {
@@ -46,7 +46,8 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
           lines.push(...report.conversions.map((c) => `date: "${c.from}" written as ${c.to}`));
           if (report.renamedFrom !== undefined) {
             const files = report.linksRewritten.length ? report.linksRewritten.join(", ") : "none";
-            lines.push(`renamed from ${report.renamedFrom}; [[${report.renamedFrom}]] links rewritten in: ${files}`);
+            const what = report.replaced ? `replaced ${report.replaced} (${report.renamedFrom}), removed` : `renamed from ${report.renamedFrom}`;
+            lines.push(`${what}; [[${report.renamedFrom}]] links rewritten in: ${files}`);
           }
           return text(lines.join("\n"));
         },

@@ -28,6 +28,8 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   private watcher: vscode.FileSystemWatcher | undefined;
   private memories: Memory[] = [];
   private team = false;
+  /** The last check's verdict on a memory's citations, by path (set by the extension). */
+  verdictOf: (path: string) => string | undefined = () => undefined;
 
   constructor(
     private readonly workspace: Workspace,
@@ -122,15 +124,17 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
       header.name ?? header.path,
       linked ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
     );
-    item.description = stale ? `${age} · may be stale` : age;
+    const missing = this.verdictOf(header.path) === "missing";
+    item.description = [age, stale ? "may be stale" : "", missing ? "cites something missing" : ""].filter(Boolean).join(" · ");
     item.tooltip = new vscode.MarkdownString(
       `**${header.name ?? header.path}**\n\n${header.description ?? "(no description)"}\n\n\`${header.path}\`` +
         (stale ? "\n\n$(warning) Not updated for a long time: check it against the code before relying on it." : "") +
+        (missing ? "\n\n$(warning) Something it cites is gone: see the Problems panel." : "") +
         (header.diagnostics.length ? `\n\n${header.diagnostics.map((d) => `- ${d}`).join("\n")}` : ""),
       true,
     );
     item.resourceUri = vscode.Uri.file(file);
-    item.iconPath = new vscode.ThemeIcon(stale ? "warning" : "note");
+    item.iconPath = new vscode.ThemeIcon(stale || missing ? "warning" : "note");
     item.contextValue = "memdir.memory";
     item.command = { command: "vscode.open", title: "Open Memory", arguments: [vscode.Uri.file(file)] };
     item.id = file;

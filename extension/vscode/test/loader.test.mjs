@@ -76,7 +76,7 @@ test("the extension and the memdir CLI writing at once lose nothing (one lock fo
   const core = new MemoryCore(dist);
   for (let i = 1; i <= per; i++) {
     core.save(new ConfinedFs().grantRead("/").grantWrite(dir), {
-      target: target(dir), memoryType: "reference", name: `Node ${i}`, description: `node ${i}`, file: undefined,
+      target: target(dir), memoryType: "reference", name: `Node ${i}`, description: `node ${i}`, file: undefined, replaces: undefined,
       body: `https://node.example/${i}`, nowMs: BigInt(Date.now()), utcOffsetMinutes: 0, scope: undefined,
     });
   }
@@ -94,7 +94,7 @@ test("a FIFO named .memdir.lock is refused at once, before anything is written (
   const core = new MemoryCore(dist);
   assert.throws(
     () => core.save(new ConfinedFs().grantRead("/").grantWrite(dir), {
-      target: target(dir), memoryType: "user", name: "Editor", description: "Ana uses vim", file: undefined,
+      target: target(dir), memoryType: "user", name: "Editor", description: "Ana uses vim", file: undefined, replaces: undefined,
       body: "Ana uses vim.", nowMs: 0n, utcOffsetMinutes: 0, scope: undefined,
     }),
     (e) => e instanceof CoreError && /not a regular file/.test(e.message),

@@ -28,6 +28,10 @@ pub struct Args {
     /// Generate the directories here (kept) instead of in a temporary directory.
     #[arg(long)]
     pub keep: Option<PathBuf>,
+    /// Time `check` instead: 200 memories citing 1,000 paths (and 200 symbols) in a
+    /// 10,000-file git repository (issue 14).
+    #[arg(long)]
+    pub check: bool,
 }
 
 const WORDS: &[&str] = &[
@@ -185,6 +189,9 @@ fn time_process(dir: &str, runs: usize) -> Result<Duration, Failure> {
 
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    if args.check {
+        return bench_check(ctx, &args, out, err);
+    }
     let temp;
     let root = match &args.keep {
         Some(dir) => dir.clone(),
@@ -242,5 +249,108 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
             ms(wall)
         )?;
     }
+    Ok(())
+}
+
+/// A project of `files` files in a git repository, and `memories` memories each citing five
+/// paths (four there, one gone) and one symbol.
+fn generate_project(root: &Path, files: usize, memories: usize) -> std::io::Result<(PathBuf, PathBuf)> {
+    let project = root.join("project");
+    let mem = root.join("mem");
+    std::fs::create_dir_all(&mem)?;
+    for i in 0..files {
+        let dir = project.join(format!("src/mod{}", i / 100));
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(
+            dir.join(format!("file{i}.rs")),
+            format!("pub fn handler_{i}() {{}}\n// {}\n", WORDS[i % WORDS.len()]),
+        )?;
+    }
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(&project)
+            .args(["-c", "user.name=bench", "-c", "user.email=bench@example.com"])
+            .args(args)
+            .output()
+            .map(|_| ())
+    };
+    git(&["init", "-q"])?;
+    git(&["add", "-A"])?;
+    git(&["commit", "-q", "-m", "bench"])?;
+    let mut index = String::new();
+    for m in 0..memories {
+        let cite = |k: usize| {
+            let i = (m * 5 + k) * 7 % files;
+            if k == 4 { format!("`src/gone/file{i}.rs`") } else { format!("`src/mod{}/file{i}.rs`", i / 100) }
+        };
+        let body = format!(
+            "See {}, {}, {}, {} and {}; the entry point is `handler_{}()`.\n",
+            cite(0),
+            cite(1),
+            cite(2),
+            cite(3),
+            cite(4),
+            (m * 13) % files
+        );
+        std::fs::write(
+            mem.join(format!("m{m}.md")),
+            format!(
+                "---\nname: m{m}\ndescription: memory {m} about {}\nmetadata:\n  type: reference\n---\n{body}",
+                WORDS[m % WORDS.len()]
+            ),
+        )?;
+        index.push_str(&format!("- [m{m}](m{m}.md) — memory {m}\n"));
+    }
+    std::fs::write(mem.join("MEMORY.md"), index)?;
+    Ok((project, mem))
+}
+
+/// Times `check` on the generated project, native core and component, with the git facts read
+/// once (their own time is reported beside).
+fn bench_check(ctx: &Context, args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    let temp = tempfile::Builder::new().prefix("memdir-bench-check-").tempdir()?;
+    let root = args.keep.clone().unwrap_or_else(|| temp.path().to_path_buf());
+    writeln!(err, "generating a 10,000-file repository and 200 memories in {}", root.display())?;
+    let (project, mem) = generate_project(&root, 10_000, 200)?;
+    let project = crate::cli::absolute(&project)?;
+    let mem = crate::cli::absolute(&mem)?;
+    let started = Instant::now();
+    let git = crate::git::facts(&project);
+    let git_time = started.elapsed();
+    let target = memdir_core::target::Target {
+        cwd: project.clone(),
+        env: ctx.env().to_vec(),
+        memory_dir: Some(mem.clone()),
+    };
+    let runtime = ComponentRuntime::load(ctx.env())?;
+    let fs = ConfinedFs::new().grant_read("/")?.grant_write(&mem)?;
+    let time = |core: &mut dyn Core| -> Result<(Duration, usize), Failure> {
+        let report = core.check(&target, ctx.now_ms(), &git)?;
+        let cited = report.evidence.iter().map(|e| e.citations.len()).sum();
+        let samples = (0..args.runs)
+            .map(|_| {
+                let t = Instant::now();
+                core.check(&target, ctx.now_ms(), &git).map(|_| t.elapsed())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((median(samples), cited))
+    };
+    let (native, cited) = time(&mut NativeCore::new(fs.clone()))?;
+    let (component, _) = time(&mut runtime.core(fs))?;
+    writeln!(
+        out,
+        "| check: 200 memories, {cited} citations, 10,000 files | native core (ms) | component (ms) | component / native | git ls-files + log (ms) |"
+    )?;
+    writeln!(out, "|---|---:|---:|---:|---:|")?;
+    writeln!(
+        out,
+        "| median of {} | {:.1} | {:.1} | {:.2}× | {:.1} |",
+        args.runs,
+        ms(native),
+        ms(component),
+        ms(component) / ms(native),
+        ms(git_time)
+    )?;
     Ok(())
 }

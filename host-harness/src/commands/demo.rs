@@ -111,6 +111,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
             name: "migrations-own-pr",
             description: "Schema migrations ship in a PR of their own, reviewed by the DBA on call",
             file: None,
+            replaces: None,
             body: "Put schema migrations in their own PR.\nWhy: a migration mixed into a feature PR was \
                    rolled back with it last month.\nHow to apply: any change under db/migrations/; \
                    during the [[release-freeze]] they wait like every other change.",

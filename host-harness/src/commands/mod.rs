@@ -12,6 +12,7 @@ pub mod mcp;
 pub mod path;
 pub mod prompt;
 pub mod recall;
+pub mod review;
 pub mod save;
 pub mod scan;
 pub mod session;

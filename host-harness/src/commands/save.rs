@@ -57,6 +57,10 @@ pub struct SaveArgs {
     /// `[[links]]` to the old name follow.
     #[arg(long)]
     pub file: Option<String>,
+    /// The memory this one supersedes (a `.md` name): removed in the same step, its MEMORY.md
+    /// line becomes this one's, and `[[links]]` to it name this one.
+    #[arg(long, value_name = "FILE")]
+    pub replaces: Option<String>,
     /// The memory's text.
     #[arg(long, conflicts_with_all = ["body_file", "stdin"])]
     pub body: Option<String>,
@@ -116,6 +120,8 @@ struct SaveJson<'a> {
     renamed_from: Option<&'a str>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     links_rewritten: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replaced: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -149,6 +155,7 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
             name: &args.name,
             description: &args.description,
             file: args.file.as_deref(),
+            replaces: args.replaces.as_deref(),
             body: &body,
             now_ms: ctx.now_ms(),
             utc_offset_minutes: utc_offset,
@@ -167,6 +174,7 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
             conversions: report.conversions.iter().map(|c| Conversion { from: &c.from, to: &c.to }).collect(),
             renamed_from: report.renamed_from.as_deref(),
             links_rewritten: &report.links_rewritten,
+            replaced: report.replaced.as_deref(),
         };
         serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
         writeln!(out)?;
@@ -183,9 +191,17 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
     Ok(())
 }
 
-/// One line saying what a rename did, when the save renamed the memory (R1.7).
+/// One line saying what a rename or a supersession did, when the save did one (R1.7).
 pub fn rename_note(report: &memdir_core::writer::SaveReport) -> Option<String> {
     let old = report.renamed_from.as_deref()?;
+    if let Some(replaced) = &report.replaced {
+        let files = if report.links_rewritten.is_empty() {
+            "none".to_string()
+        } else {
+            report.links_rewritten.join(", ")
+        };
+        return Some(format!("replaced {replaced} ({old}), removed; [[{old}]] links rewritten in: {files}"));
+    }
     let files = if report.links_rewritten.is_empty() {
         "none".to_string()
     } else {

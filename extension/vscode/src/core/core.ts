@@ -26,6 +26,9 @@ export type SaveReport = ReturnType<Root["writer"]["save"]>;
 export type ForgetReport = ReturnType<Root["writer"]["forget"]>;
 export type Target = SaveRequest["target"];
 export type RecallInput = Parameters<Root["recall"]["start"]>[0];
+export type CheckReport = ReturnType<Root["check"]["check"]>;
+export type Finding = CheckReport["findings"][number];
+export type GitFacts = Parameters<Root["check"]["check"]>[2];
 export type RecallStep = ReturnType<Root["recall"]["start"]>;
 export type RecallResult = Extract<RecallStep, { tag: "done" }>["val"];
 export type ModelCall = Extract<RecallStep, { tag: "ask" }>["val"];
@@ -255,6 +258,16 @@ export class MemoryCore {
 
   save(grant: ConfinedFs, request: SaveRequest): SaveReport {
     return this.call("writer.save", grant, (r) => r.writer.save(request));
+  }
+
+  /** What has drifted, what the memories cite that is gone or changed (issue 14). */
+  check(grant: ConfinedFs, target: Target, nowMs: bigint, git: GitFacts): CheckReport {
+    return this.call("check.check", grant, (r) => r.check.check(target, nowMs, git));
+  }
+
+  /** The safe repairs to MEMORY.md; each change, in words. */
+  fix(grant: ConfinedFs, target: Target, nowMs: bigint): string[] {
+    return this.call("check.fix", grant, (r) => r.check.fix(target, nowMs));
   }
 
   rebuildIndex(grant: ConfinedFs, target: Target, nowMs: bigint): { path: string; entries: number } | undefined {

@@ -111,6 +111,11 @@ pub struct SaveArgs {
     /// the old name follow.
     #[serde(default)]
     pub file: Option<String>,
+    /// A memory this one supersedes, e.g. "old-fact.md": removed in the same step, its
+    /// MEMORY.md line becomes this one's, and [[links]] to it name this one. Use it instead of
+    /// saving beside a memory that is no longer true.
+    #[serde(default)]
+    pub replaces: Option<String>,
     /// private or team; by default user and feedback memories are private, project and
     /// reference memories go to the team when team memory is on.
     #[serde(default)]
@@ -418,6 +423,7 @@ fn save(memory: &Memory, args: SaveArgs) -> Result<String, Failure> {
             name: &args.name,
             description: &args.description,
             file: args.file.as_deref(),
+            replaces: args.replaces.as_deref(),
             body: &args.body,
             now_ms: ctx.now_ms(),
             utc_offset_minutes: ctx.utc_offset(None),
