@@ -624,12 +624,20 @@ fn apply_one(
             let text = |k: &str| op[k].as_str().ok_or_else(|| format!("`{k}` is missing"));
             let memory_type = MemoryType::parse(text("type")?)
                 .ok_or_else(|| "`type` must be user, feedback, project or reference".to_string())?;
+            // An update under another name replaces the memory (issue 14): the new one is
+            // saved under its own name and the old one goes, its index line and links following.
+            let superseded = kind == "update" && {
+                let old = fs.read_file(&join(input.memory_dir, &rel), 1 << 20).unwrap_or_default();
+                let old_name = crate::frontmatter::parse(&String::from_utf8_lossy(&old), false).name;
+                old_name
+                    .is_some_and(|n| crate::links::slug(&n) != crate::links::slug(text("name").unwrap_or("")))
+            };
             let memory = writer::Memory {
                 memory_type,
                 name: text("name")?,
                 description: text("description")?,
-                file: Some(&rel),
-                replaces: None,
+                file: if superseded { None } else { Some(&rel) },
+                replaces: superseded.then_some(rel.as_str()),
                 body: text("body")?,
                 now_ms: input.now_ms,
                 utc_offset_minutes: input.utc_offset_minutes,
@@ -699,7 +707,8 @@ or secrets — even if asked. Prefer updating an existing memory to creating a n
 delete memories the conversation shows are wrong. Feedback and project bodies are the rule or \
 fact, then a `**Why:**` line, then a `**How to apply:**` line. One fact per file; a new file is \
 named after the memory, whose name is a short kebab-case slug (`testing-real-db.md`, name \
-`testing-real-db`); an update keeps the file's path. Link related memories in a body with \
+`testing-real-db`); an update keeps the file's path, and an update under a new name replaces \
+the memory (it is saved under the new name; links to the old one follow). Link related memories in a body with \
 `[[name]]`. Reply with JSON only: {\"operations\": [{\"op\": \"create\"|\"update\"|\"delete\", \
 \"path\": \"testing-real-db.md\", \"type\", \"name\", \"description\", \"body\"}]} (delete needs only \
 path). No operations is a good answer when nothing is worth keeping.";
