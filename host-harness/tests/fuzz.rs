@@ -24,6 +24,17 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::path::{Path, PathBuf};
 
+/// The runner's settings: `PROPTEST_CASES` cases (256 by default) from a fixed seed, so the
+/// test command explores the same inputs on every machine; `PROPTEST_RNG_SEED` picks others
+/// for a longer hunt. Failures are printed (minimised), not written to files.
+fn config() -> Config {
+    let mut config = Config { failure_persistence: None, ..Config::default() };
+    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        config.rng_seed = proptest::test_runner::RngSeed::Fixed(0x6d65_6d64_6972);
+    }
+    config
+}
+
 /// The seed inputs of one target, committed beside this file.
 fn corpus(target: &str) -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-corpus").join(target);
@@ -48,7 +59,7 @@ fn fuzz<S: Strategy>(
     for seed in corpus(target) {
         check(from_seed(&seed));
     }
-    let mut runner = TestRunner::new(Config::default());
+    let mut runner = TestRunner::new(config());
     runner
         .run(&strategy, |value| {
             check(value);
@@ -97,7 +108,7 @@ fn frontmatter_reads_back_what_save_wrote_and_takes_any_text() {
     let d = dir.to_str().unwrap().to_string();
     let fs = ConfinedFs::new().grant_read("/").unwrap().grant_write(&dir).unwrap();
     let one_line = "[^\\p{Cc}\u{2028}\u{2029}]{1,60}";
-    let mut runner = TestRunner::new(Config::default());
+    let mut runner = TestRunner::new(config());
     runner
         .run(&(one_line, one_line), |(name, description)| {
             let memory = writer::Memory {
@@ -397,10 +408,21 @@ fn extraction_replies_never_write_outside_or_leave_drift() {
             .collect();
         assert!(entries.iter().all(|e| e == "mem" || e == "outside.md"), "{entries:?} ({reply})");
         let report = memdir_core::check::check(&fs, &target(&dir), 0, &Default::default()).unwrap();
+        // Drift is the index and the files disagreeing; what the bodies say is not this test's.
+        use memdir_core::check::FindingKind as K;
         let drift: Vec<_> = report
             .findings
             .iter()
-            .filter(|f| f.kind != memdir_core::check::FindingKind::Frontmatter)
+            .filter(|f| {
+                matches!(
+                    f.kind,
+                    K::DanglingIndexLine
+                        | K::DuplicateIndexLine
+                        | K::NotInIndex
+                        | K::MissingIndex
+                        | K::JournalSetAside
+                )
+            })
             .collect();
         assert!(drift.is_empty(), "{drift:#?} after {reply}");
     });
