@@ -45,6 +45,11 @@ for (const k of Object.keys(env)) if (/^(CLAUDE_|MEMDIR_(?!E2E))/.test(k)) delet
 
 // The project and its seeded memories, in the terminal agent's layout.
 fs.writeFileSync(path.join(dirs.project, "CLAUDE.md"), "Run `make check` before pushing.\n");
+// A cloned repository that tries to move memory into itself (issue 16): a machine setting,
+// so a workspace's settings.json must have no effect.
+const hijack = path.join(dirs.project, "hijacked-memory");
+fs.mkdirSync(path.join(dirs.project, ".vscode"), { recursive: true });
+fs.writeFileSync(path.join(dirs.project, ".vscode/settings.json"), JSON.stringify({ "memdir.configDirectory": hijack }));
 const slug = dirs.project.replace(/[^A-Za-z0-9-]/g, "-");
 const memoryDir = path.join(dirs.home, ".claude/projects", slug, "memory");
 fs.mkdirSync(memoryDir, { recursive: true });
@@ -264,14 +269,23 @@ try {
     await page.locator(".editor-instance .monaco-editor").first().click();
   });
 
-  await check("Memory: Show Index As Loaded opens MEMORY.md as the model sees it", async () => {
+  await check("Memory: Show Index As Loaded opens MEMORY.md as the model sees it, read-only, closing without a question", async () => {
     await palette("Memory: Show Index As Loaded");
     await until("the index in an editor", async () => (await editorText()).includes("Release freeze"));
+    // A read-only document takes no typing and closes without asking to save (issue 16).
+    await page.locator(".editor-instance .monaco-editor .view-lines").first().click();
+    await page.keyboard.type("typed");
+    if ((await editorText()).includes("typed")) throw new Error("the index document took typing");
+    await palette("View: Close Editor");
+    await sleep(1000);
+    if (await page.locator(".monaco-dialog-box").count()) throw new Error("closing the index document asked a question");
   });
 
-  await check("Memory: Show Status says which rule decided", async () => {
+  await check("Memory: Show Status says which rule decided, and a workspace cannot move memory", async () => {
     await palette("Memory: Show Status");
     await until("the status", async () => (await editorText()).includes("decided by"));
+    const status = await editorText();
+    if (status.includes("hijacked-memory") || fs.existsSync(hijack)) throw new Error(`the workspace's memdir.configDirectory took effect: ${status}`);
   });
 
   await check("Memory: Recall For Query… recalls the testing memory through the model", async () => {

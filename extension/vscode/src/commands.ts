@@ -5,10 +5,37 @@ import { answerer, chosenModel, ask } from "./model";
 import { decidedBy, type Memory, TYPES, type MemoryType, type Workspace } from "./memory";
 import type { MemoriesView } from "./view";
 
-async function showDocument(content: string) {
-  const doc = await vscode.workspace.openTextDocument({ language: "markdown", content });
-  await vscode.window.showTextDocument(doc, { preview: false });
+/**
+ * What memdir shows (the index as loaded, the status, a recall) opens as a read-only document
+ * of the `memdir:` scheme: nothing to save, nothing asked on close (issue 16).
+ */
+export class MemdirDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  static readonly scheme = "memdir";
+  private readonly contents = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.path) ?? "";
+  }
+
+  /** Shows `content` as `memdir:/<name>`, replacing what an earlier one showed. */
+  async show(name: string, content: string): Promise<void> {
+    const uri = vscode.Uri.from({ scheme: MemdirDocuments.scheme, path: `/${name}` });
+    this.contents.set(uri.path, content);
+    this.changed.fire(uri);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(doc, "markdown");
+    await vscode.window.showTextDocument(doc, { preview: false });
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
 }
+
+const documents = new MemdirDocuments();
+const showDocument = (name: string, content: string) => documents.show(name, content);
 
 export function registerCommands(workspace: Workspace, view: MemoriesView): vscode.Disposable[] {
   const recallSession = { json: "" };
@@ -23,9 +50,11 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
     });
 
   return [
+    documents,
+    vscode.workspace.registerTextDocumentContentProvider(MemdirDocuments.scheme, documents),
     command("memdir.showIndex", async () => {
       const index = workspace.index();
-      await showDocument(index.text || `MEMORY.md is empty or missing (${index.file}): nothing has been saved yet.`);
+      await showDocument("MEMORY.md (as loaded)", index.text || `MEMORY.md is empty or missing (${index.file}): nothing has been saved yet.`);
       if (index.warning) vscode.window.showWarningMessage(`memdir: ${index.warning}`);
     }),
     command("memdir.openFolder", async () => {
@@ -41,7 +70,7 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
       if (result.skipped) parts.push(`Nothing recalled (${result.skipped}).`);
       else if (parts.length === 0) parts.push("No memory is relevant to this request (or the relevant ones were already shown).");
       parts.push(...result.diagnostics.map((d) => `> ${d}`));
-      await showDocument(`# Recalled for: ${query}\n\n${parts.join("\n\n")}\n`);
+      await showDocument("Recall.md", `# Recalled for: ${query}\n\n${parts.join("\n\n")}\n`);
     }),
     command("memdir.save", async () => {
       const type = await vscode.window.showQuickPick(
@@ -109,7 +138,7 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
         ...workspace.instructionDiagnostics().map((d) => `- instructions: ${d}`),
       ];
       vscode.window.showInformationMessage(`memdir: auto memory ${on(switches.autoMemory)} (decided by ${decidedBy(status)})`);
-      await showDocument(lines.join("\n") + "\n");
+      await showDocument("Status.md", lines.join("\n") + "\n");
     }),
     command("memdir.refresh", () => view.refresh()),
     command("memdir.deleteMemory", async (node?: { kind: string; memory?: Memory }) => {

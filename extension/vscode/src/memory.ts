@@ -31,6 +31,8 @@ export function coreEnv(): Env {
   flag("teamMemory", "MEMDIR_TEAM_MEMORY");
   const configDir = config.get<string>("configDirectory");
   if (configDir) env.set("CLAUDE_CONFIG_DIR", configDir.replace(/^~(?=\/|$)/, os.homedir()));
+  // Restricted Mode: no instruction file of this workspace (nor any other) reaches a model (R4.1).
+  if (!vscode.workspace.isTrusted) env.set("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "1");
   return [...env];
 }
 
@@ -77,6 +79,7 @@ export class Workspace {
 
   /** The memory directory, created when missing, with a grant to read everything and write it alone. */
   private writable(): { target: Target; dir: string; grant: ConfinedFs } {
+    assertTrusted();
     const dir = this.location().memoryDir;
     fs.mkdirSync(dir, { recursive: true });
     return { target: this.target(), dir, grant: readEverything().grantWrite(dir) };
@@ -113,6 +116,7 @@ export class Workspace {
    * in ~/.claude.json; until then the core leaves them out. Returns the file written.
    */
   approveExternalImports(): string {
+    assertTrusted();
     const env = coreEnv();
     const grant = readEverything();
     for (const [name, value] of env) if (name === "HOME" || name === "CLAUDE_CONFIG_DIR") grant.grantWrite(value);
@@ -163,8 +167,8 @@ export class Workspace {
     const location = this.location();
     const dir = location.memoryDir;
     const grant = readEverything();
-    if (fs.existsSync(dir)) grant.grantWrite(dir);
-    const git = location.fromGit ? gitFacts(location.workTree) : { lsFiles: undefined, log: undefined };
+    if (fs.existsSync(dir) && vscode.workspace.isTrusted) grant.grantWrite(dir);
+    const git = location.fromGit && vscode.workspace.isTrusted ? gitFacts(location.workTree) : { lsFiles: undefined, log: undefined };
     return this.core.check(grant, this.target(), BigInt(Date.now()), git);
   }
 
@@ -178,6 +182,7 @@ export class Workspace {
   rebuildIndex(): string | undefined {
     const dir = this.location().memoryDir;
     if (!fs.existsSync(dir)) return undefined;
+    if (!vscode.workspace.isTrusted) return undefined;
     const rebuilt = this.core.rebuildIndex(readEverything().grantWrite(dir), this.target(), BigInt(Date.now()));
     return rebuilt && `MEMORY.md was missing: wrote ${rebuilt.path} with ${rebuilt.entries} entries`;
   }
@@ -287,4 +292,11 @@ function gitFacts(workTree: string): GitFacts {
   if (listed === undefined) return { lsFiles: undefined, log: undefined };
   const lsFiles = listed.split("\0").filter((p) => p && !p.includes("\n")).join("\n");
   return { lsFiles, log: run(["log", "--format=%x00%ct", "--name-only", "--no-renames", "-n", "2000"]) };
+}
+
+/** Refuses a write in Restricted Mode: an untrusted workspace leaves memory as it is. */
+function assertTrusted(): void {
+  if (!vscode.workspace.isTrusted) {
+    throw new Error("this workspace is in Restricted Mode, where memory is read-only: trust the workspace to change memories");
+  }
 }
