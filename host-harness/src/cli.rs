@@ -13,7 +13,12 @@ mod commands;
 
 /// Persistent, file-based memory for AI coding agents.
 #[derive(Debug, Parser)]
-#[command(name = "memdir", version, about, long_about = None)]
+#[command(
+    name = "memdir",
+    version,
+    about = "Persistent, file-based memory for AI coding agents, shared with the terminal agent",
+    long_about = None
+)]
 pub struct Cli {
     /// The time to use as "now" (RFC 3339, e.g. 2026-11-29T12:00:00Z); defaults to the clock.
     #[arg(long, global = true, value_parser = parse_now)]
@@ -76,6 +81,10 @@ enum Command {
     Mcp(commands::mcp::Args),
     /// Write a sample memory directory and show what an agent gets from it.
     Demo(commands::demo::Args),
+    /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell).
+    Completions(commands::release::CompletionsArgs),
+    /// Print the man page (roff).
+    Man,
     /// Time scan + manifest on generated directories: component, native core and Node.
     Bench(commands::bench::Args),
 }
@@ -263,6 +272,8 @@ pub fn run_recorded(
         Command::Dream(a) => commands::log::dream(&ctx, a, out, err),
         Command::Mcp(a) => commands::mcp::run(&ctx, a),
         Command::Demo(a) => commands::demo::run(&ctx, a, out),
+        Command::Completions(a) => commands::release::completions(a, out),
+        Command::Man => commands::release::man(out),
         Command::Bench(a) => commands::bench::run(&ctx, a, out, err),
     };
     match outcome {

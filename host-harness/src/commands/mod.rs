@@ -12,6 +12,7 @@ pub mod mcp;
 pub mod path;
 pub mod prompt;
 pub mod recall;
+pub mod release;
 pub mod review;
 pub mod save;
 pub mod scan;
