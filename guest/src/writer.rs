@@ -257,12 +257,16 @@ fn save_locked(
     draft: &Draft<'_>,
     today: chrono::NaiveDate,
 ) -> Result<Saved> {
-    // Every memory of this directory (a team's own; the private one without `team/`).
-    let mut headers = crate::scan::scan_with_limit(fs, dir, usize::MAX, 0)?.headers;
-    headers.retain(|h| !h.path.starts_with(&format!("{TEAM_DIR}/")));
+    // Every memory of this directory (a team's own; the private one without `team/`): read only
+    // when a save must find a memory by name or rewrite links, not for a plain update.
+    let memories = || -> Result<Vec<crate::scan::MemoryHeader>> {
+        let mut headers = crate::scan::scan_with_limit(fs, dir, usize::MAX, 0)?.headers;
+        headers.retain(|h| !h.path.starts_with(&format!("{TEAM_DIR}/")));
+        Ok(headers)
+    };
     let file = match file {
         Some(file) => file.to_string(),
-        None => file_for(fs, dir, draft.name, &headers)?,
+        None => file_for(fs, dir, draft.name, &memories()?)?,
     };
     let path = join(dir, &file);
     let old_file = read_optional(fs, &path)?;
@@ -321,7 +325,7 @@ fn save_locked(
     let mut links_rewritten = Vec::new();
     if let Some(old) = &renamed_from {
         let replaced = superseded.as_ref().map(|(f, _)| f.as_str());
-        for h in headers.iter().filter(|h| h.path != file && Some(h.path.as_str()) != replaced) {
+        for h in memories()?.iter().filter(|h| h.path != file && Some(h.path.as_str()) != replaced) {
             if !h.links.iter().any(|l| links::slug(&l.name) == links::slug(old)) {
                 continue;
             }
