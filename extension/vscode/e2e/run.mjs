@@ -174,7 +174,8 @@ async function palette(title) {
     await page.keyboard.press("F1");
     const input = page.locator(".quick-input-widget input");
     await input.waitFor({ state: "visible", timeout: 3000 });
-    await input.fill(`>${title}`);
+    // Short timeouts throughout: a palette that closed under us is opened again by the retry.
+    await input.fill(`>${title}`, { timeout: 3000 });
     const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
     await row.waitFor({ state: "visible", timeout: 3000 });
     await page.keyboard.press("Enter");
@@ -233,6 +234,8 @@ try {
     await until("the dangling link", async () => (await page.locator(".monaco-list-row", { hasText: "→ ci-owner" }).first().innerText()).includes("not written yet"));
     await link.click();
     await until("the linked memory open", async () => (await editorText()).includes("Non-critical merges stop 2026-12-03"));
+    // Hand the focus back to the editor for the next steps.
+    await page.locator(".editor-instance .monaco-editor").first().click();
   });
 
   await check("Memory: Check Memories puts what it finds in the Problems panel and marks the memory (issue 14)", async () => {
@@ -270,6 +273,8 @@ try {
   });
 
   await check("Memory: Show Index As Loaded opens MEMORY.md as the model sees it, read-only, closing without a question", async () => {
+    // The index alone in the editor area, so the typing below can only reach it.
+    await palette("View: Close All Editors");
     await palette("Memory: Show Index As Loaded");
     await until("the index in an editor", async () => (await editorText()).includes("Release freeze"));
     // A read-only document takes no typing and closes without asking to save (issue 16).
