@@ -58,6 +58,8 @@ pub enum FindingKind {
     Contradiction,
     /// A `[[link]]` names a memory not written yet: something worth writing, not an error.
     LinkNotWrittenYet,
+    /// A conflict copy team sync left: this machine's version of a file both sides changed.
+    SyncConflict,
     /// A project memory whose dates have all passed: maybe time to retire it.
     PastDates,
 }
@@ -74,7 +76,9 @@ impl FindingKind {
             | K::Frontmatter
             | K::JournalSetAside
             | K::SecretAtRest => Severity::Error,
-            K::NotInIndex | K::MissingCitation | K::NearDuplicate | K::Contradiction => Severity::Warning,
+            K::NotInIndex | K::MissingCitation | K::NearDuplicate | K::Contradiction | K::SyncConflict => {
+                Severity::Warning
+            }
             K::ChangedCitation | K::LinkNotWrittenYet | K::PastDates => Severity::Note,
         }
     }
@@ -356,7 +360,13 @@ fn check_dir(
         pointed.push((file, number));
     }
     for h in &headers {
-        if !pointed.iter().any(|(f, _)| *f == h.path) {
+        if crate::team::is_conflict_copy(&h.path) {
+            let original = h.path.split(".conflict-").next().unwrap_or_default();
+            let message = format!(
+                "sync kept this machine's version here because {original}.md changed on both sides: merge what matters into {original}.md and delete this file"
+            );
+            add(FindingKind::SyncConflict, &h.path, None, message);
+        } else if !pointed.iter().any(|(f, _)| *f == h.path) {
             add(FindingKind::NotInIndex, &h.path, None, format!("no line in {INDEX_FILE} points at it"));
         }
     }
@@ -365,7 +375,7 @@ fn check_dir(
 
 /// The memory file an index line points at: the target of its first Markdown link, when that
 /// is a relative `.md` path (a URL is not a memory).
-fn pointer(line: &str) -> Option<String> {
+pub(crate) fn pointer(line: &str) -> Option<String> {
     // A title's `]` written `\]` (as save escapes it) does not close the link.
     let start = line.match_indices("](").find(|(at, _)| !line[..*at].ends_with('\\'))?.0 + 2;
     let end = start + line[start..].find(')')?;
@@ -429,7 +439,8 @@ fn fix_dir(fs: &dyn Fs, dir: &str, prefix: &str, now_ms: i64) -> Result<Vec<Stri
         kept.push(line);
     }
     let mut added = Vec::new();
-    for h in headers.iter().filter(|h| !pointed.contains(&h.path)) {
+    for h in headers.iter().filter(|h| !pointed.contains(&h.path) && !crate::team::is_conflict_copy(&h.path))
+    {
         let stem = h.path.rsplit('/').next().unwrap_or(&h.path).trim_end_matches(".md");
         let name = h.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).unwrap_or(stem);
         let description = h.description.as_deref().unwrap_or("").replace(['\n', '\r'], " ");

@@ -6,7 +6,7 @@ use crate::model::{ModelCall, Reply, Step};
 use crate::target::Target;
 use crate::{
     approval, budget, check, dailylog, dream, evidence, extract, freshness, index, instructions, manifest,
-    model, paths, prompt, recall, scan, switches, trash, writer,
+    model, paths, prompt, recall, scan, switches, team, trash, writer,
 };
 
 wit_bindgen::generate!({
@@ -551,6 +551,7 @@ fn wit_finding_kind(kind: check::FindingKind) -> ex::check::FindingKind {
         F::NearDuplicate => K::NearDuplicate,
         F::Contradiction => K::Contradiction,
         F::LinkNotWrittenYet => K::LinkNotWrittenYet,
+        F::SyncConflict => K::SyncConflict,
         F::PastDates => K::PastDates,
     }
 }
@@ -729,3 +730,75 @@ fn wit_dream_step(step: Step<dream::DreamResult>) -> ex::dream::DreamStep {
 }
 
 export!(Component);
+
+impl ex::team::Guest for Component {
+    fn start(input: ex::team::TeamInput) -> Result<ex::team::TeamStep, wit::Error> {
+        use ex::team as t;
+        let action = match input.action {
+            t::Action::Init(o) => team::Action::Init(team::InitOptions {
+                remote: o.remote,
+                branch: o.branch,
+                merge_driver: o.merge_driver,
+            }),
+            t::Action::Sync => team::Action::Sync,
+            t::Action::Status => team::Action::Status,
+        };
+        let input = team::Input {
+            target: core_target(input.target),
+            which: match input.which {
+                t::Which::Team => team::Which::Team,
+                t::Which::Private => team::Which::Private,
+            },
+            action,
+            now_ms: input.now_ms,
+            host_name: input.host_name,
+            min_interval_ms: input.min_interval_ms,
+        };
+        team::start(&HostFs, input).map(team_step).map_err(wit_error)
+    }
+
+    fn resume(state: String, output: ex::team::GitOutput) -> Result<ex::team::TeamStep, wit::Error> {
+        let output = team::GitOutput { status: output.status, stdout: output.stdout, stderr: output.stderr };
+        team::resume(&HostFs, &state, output).map(team_step).map_err(wit_error)
+    }
+
+    fn merge_index(base: String, ours: String, theirs: String) -> String {
+        team::merge_index(&base, &ours, &theirs)
+    }
+}
+
+fn team_step(step: team::TeamStep) -> ex::team::TeamStep {
+    use ex::team as t;
+    match step {
+        team::TeamStep::Run(call) => t::TeamStep::Run(t::GitCall {
+            command: t::GitCommand {
+                args: call.command.args,
+                cwd: call.command.cwd,
+                stdin: call.command.stdin,
+                network: call.command.network,
+            },
+            state: call.state,
+        }),
+        team::TeamStep::Done(r) => t::TeamStep::Done(t::TeamReport {
+            dir: r.dir,
+            remote: r.remote,
+            branch: r.branch,
+            skipped: r.skipped,
+            committed: r.committed,
+            added: r.added,
+            changed: r.changed,
+            removed: r.removed,
+            received: r.received,
+            conflicts: r
+                .conflicts
+                .into_iter()
+                .map(|c| t::Conflict { path: c.path, kept_as: c.kept_as, message: c.message })
+                .collect(),
+            pushed: r.pushed,
+            ahead: r.ahead,
+            behind: r.behind,
+            dirty: r.dirty,
+            last_sync_ms: r.last_sync_ms,
+        }),
+    }
+}

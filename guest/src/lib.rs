@@ -56,6 +56,7 @@ pub mod select;
 pub mod similar;
 pub mod switches;
 pub mod target;
+pub mod team;
 pub mod text;
 pub mod time;
 pub mod trash;

@@ -216,7 +216,7 @@ pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_
 
 /// The team directory, created when missing, refused unless it really is `team/` inside the
 /// memory directory (no symlink to elsewhere) (R10.2).
-fn team_dir(fs: &dyn Fs, memory_dir: &str) -> Result<String> {
+pub(crate) fn team_dir(fs: &dyn Fs, memory_dir: &str) -> Result<String> {
     let dir = join(memory_dir, TEAM_DIR);
     fs.create_dir_all(&dir)?;
     let expected = join(&fs.real_path(memory_dir)?, TEAM_DIR);

@@ -29,6 +29,7 @@ use memdir_core::recall::{self, RecallResult};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::target::Target;
+use memdir_core::team::{self, GitOutput, TeamStep};
 use memdir_core::trash::{self, Trashed};
 use memdir_core::writer::{ForgetReport, Memory, Rebuilt, Save, SaveReport, Scope};
 use memdir_core::{MemoryType, budget, dailylog, index, instructions, manifest, paths, prompt, scan, writer};
@@ -283,6 +284,22 @@ impl Core for Recording<'_> {
         let args = vec![json!(state), json!(reply)];
         let r = self.inner.dream_resume(state, reply);
         self.result("dream.resume", args, r)
+    }
+
+    fn team_start(&mut self, input: &team::Input) -> Result<TeamStep> {
+        let r = self.inner.team_start(input);
+        self.result("team.start", vec![json!(input)], r)
+    }
+
+    fn team_resume(&mut self, state: &str, output: GitOutput) -> Result<TeamStep> {
+        let args = vec![json!(state), json!(output)];
+        let r = self.inner.team_resume(state, output);
+        self.result("team.resume", args, r)
+    }
+
+    fn merge_index(&mut self, base: &str, ours: &str, theirs: &str) -> Result<String> {
+        let r = self.inner.merge_index(base, ours, theirs);
+        self.plain("team.merge-index", vec![json!(base), json!(ours), json!(theirs)], r)
     }
 }
 

@@ -77,6 +77,11 @@ enum Command {
     Log(commands::log::LogArgs),
     /// Fold what is new in the daily logs into topic memories with a model (R9.4).
     Dream(commands::log::DreamArgs),
+    /// Sync team memory (or, with --private, your own) through git: init, sync, status.
+    Team(commands::team::Args),
+    /// git's merge driver for MEMORY.md: writes the union of entries to OURS (never a conflict).
+    #[command(hide = true)]
+    MergeIndex(commands::team::MergeArgs),
     /// Serve the memory to MCP clients over stdio (Zed, Claude Code, Cursor, VS Code).
     Mcp(commands::mcp::Args),
     /// Write a sample memory directory and show what an agent gets from it.
@@ -270,6 +275,8 @@ pub fn run_recorded(
         Command::Extract(a) => commands::extract::run(&ctx, a, out),
         Command::Log(a) => commands::log::log(&ctx, a, out),
         Command::Dream(a) => commands::log::dream(&ctx, a, out, err),
+        Command::Team(a) => commands::team::run(&ctx, a, out),
+        Command::MergeIndex(a) => commands::team::merge_index(&ctx, a),
         Command::Mcp(a) => commands::mcp::run(&ctx, a),
         Command::Demo(a) => commands::demo::run(&ctx, a, out),
         Command::Completions(a) => commands::release::completions(a, out),

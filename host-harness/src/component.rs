@@ -23,6 +23,7 @@ use memdir_core::recall::{self, Attachment, RecallResult, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
 use memdir_core::switches::{DecidedBy, Switches};
 use memdir_core::target::Target;
+use memdir_core::team::{self, GitOutput, TeamStep};
 use memdir_core::trash::Trashed;
 use memdir_core::writer::{ForgetReport, Rebuilt, Save, SaveReport, Scope};
 use std::path::Path;
@@ -571,6 +572,79 @@ impl Core for ComponentCore<'_> {
         let step = self.call("dream.resume", |b, s| b.memdir_memory_dream().call_resume(s, state, &reply))?;
         step.map(core_dream_step).map_err(core_error)
     }
+
+    fn team_start(&mut self, i: &team::Input) -> Result<TeamStep> {
+        use ex::team as t;
+        let action = match &i.action {
+            team::Action::Init(o) => t::Action::Init(t::InitOptions {
+                remote: o.remote.clone(),
+                branch: o.branch.clone(),
+                merge_driver: o.merge_driver.clone(),
+            }),
+            team::Action::Sync => t::Action::Sync,
+            team::Action::Status => t::Action::Status,
+        };
+        let input = t::TeamInput {
+            target: wit_target(&i.target),
+            which: match i.which {
+                team::Which::Team => t::Which::Team,
+                team::Which::Private => t::Which::Private,
+            },
+            action,
+            now_ms: i.now_ms,
+            host_name: i.host_name.clone(),
+            min_interval_ms: i.min_interval_ms,
+        };
+        let step = self.call("team.start", |b, s| b.memdir_memory_team().call_start(s, &input))?;
+        step.map(core_team_step).map_err(core_error)
+    }
+
+    fn team_resume(&mut self, state: &str, output: GitOutput) -> Result<TeamStep> {
+        let output =
+            ex::team::GitOutput { status: output.status, stdout: output.stdout, stderr: output.stderr };
+        let step = self.call("team.resume", |b, s| b.memdir_memory_team().call_resume(s, state, &output))?;
+        step.map(core_team_step).map_err(core_error)
+    }
+
+    fn merge_index(&mut self, base: &str, ours: &str, theirs: &str) -> Result<String> {
+        self.call("team.merge-index", |b, s| b.memdir_memory_team().call_merge_index(s, base, ours, theirs))
+    }
+}
+
+fn core_team_step(step: ex::team::TeamStep) -> TeamStep {
+    use ex::team as t;
+    match step {
+        t::TeamStep::Run(call) => TeamStep::Run(team::GitCall {
+            command: team::GitCommand {
+                args: call.command.args,
+                cwd: call.command.cwd,
+                stdin: call.command.stdin,
+                network: call.command.network,
+            },
+            state: call.state,
+        }),
+        t::TeamStep::Done(r) => TeamStep::Done(team::Report {
+            dir: r.dir,
+            remote: r.remote,
+            branch: r.branch,
+            skipped: r.skipped,
+            committed: r.committed,
+            added: r.added,
+            changed: r.changed,
+            removed: r.removed,
+            received: r.received,
+            conflicts: r
+                .conflicts
+                .into_iter()
+                .map(|c| team::Conflict { path: c.path, kept_as: c.kept_as, message: c.message })
+                .collect(),
+            pushed: r.pushed,
+            ahead: r.ahead,
+            behind: r.behind,
+            dirty: r.dirty,
+            last_sync_ms: r.last_sync_ms,
+        }),
+    }
 }
 
 fn core_finding_kind(kind: ex::check::FindingKind) -> FindingKind {
@@ -589,6 +663,7 @@ fn core_finding_kind(kind: ex::check::FindingKind) -> FindingKind {
         K::NearDuplicate => FindingKind::NearDuplicate,
         K::Contradiction => FindingKind::Contradiction,
         K::LinkNotWrittenYet => FindingKind::LinkNotWrittenYet,
+        K::SyncConflict => FindingKind::SyncConflict,
         K::PastDates => FindingKind::PastDates,
     }
 }

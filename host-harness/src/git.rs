@@ -4,6 +4,7 @@
 //! repository, or a machine without git, gets no facts and the core searches the tree itself.
 
 use memdir_core::evidence::GitFacts;
+use memdir_core::team::{GitCommand, GitOutput};
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -62,4 +63,70 @@ fn run(dir: &str, args: &[&str]) -> Option<String> {
     };
     let out = reader.join().ok()?.ok()?;
     status.success().then(|| String::from_utf8_lossy(&out).into_owned())
+}
+
+/// How long a git command a sync asked for may run: local ones, and those that talk to the
+/// remote.
+const SYNC_LOCAL_TIMEOUT: Duration = Duration::from_secs(60);
+const SYNC_NETWORK_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Runs a git command the core asked for (team sync): the user's own git, configuration,
+/// credentials and hooks, but never a prompt (a sync runs with nobody at the keyboard).
+pub fn run_command(command: &GitCommand) -> GitOutput {
+    match run_bounded(command) {
+        Ok(output) => output,
+        Err(reason) => GitOutput { status: -1, stdout: String::new(), stderr: reason },
+    }
+}
+
+fn run_bounded(command: &GitCommand) -> Result<GitOutput, String> {
+    let mut child = Command::new("git")
+        .args(&command.args)
+        .current_dir(&command.cwd)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GCM_INTERACTIVE", "never")
+        .stdin(if command.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not run git: {e}"))?;
+    if let (Some(mut pipe), Some(text)) = (child.stdin.take(), command.stdin.clone()) {
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = pipe.write_all(text.as_bytes());
+        });
+    }
+    let read = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            if let Some(pipe) = pipe {
+                let _ = pipe.take(MAX_OUTPUT).read_to_end(&mut out);
+            }
+            String::from_utf8_lossy(&out).into_owned()
+        })
+    };
+    let stdout = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = read(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let limit = if command.network { SYNC_NETWORK_TIMEOUT } else { SYNC_LOCAL_TIMEOUT };
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < limit => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "`git {}` took longer than {}s and was stopped",
+                    command.args.join(" "),
+                    limit.as_secs()
+                ));
+            }
+        }
+    };
+    Ok(GitOutput {
+        status: status.code().unwrap_or(-1),
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
 }

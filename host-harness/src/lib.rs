@@ -48,6 +48,7 @@ use memdir_core::recall::{self, RecallResult};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::target::Target;
+use memdir_core::team::{self, GitOutput, TeamStep};
 use memdir_core::trash::Trashed;
 use memdir_core::writer::{ForgetReport, Rebuilt, Save, SaveReport};
 
@@ -122,4 +123,10 @@ pub trait Core {
     fn dream_start(&mut self, input: &dream::Input) -> Result<Step<DreamResult>>;
     /// Resumes a dream with a chunk's reply or failure.
     fn dream_resume(&mut self, state: &str, reply: Reply) -> Result<Step<DreamResult>>;
+    /// Starts a team (or private) memory init, sync or status (R10): the first git command.
+    fn team_start(&mut self, input: &team::Input) -> Result<TeamStep>;
+    /// Resumes it with the output of the git command the last step asked for.
+    fn team_resume(&mut self, state: &str, output: GitOutput) -> Result<TeamStep>;
+    /// MEMORY.md merged from three versions (git's merge driver for it).
+    fn merge_index(&mut self, base: &str, ours: &str, theirs: &str) -> Result<String>;
 }

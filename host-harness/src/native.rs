@@ -18,10 +18,11 @@ use memdir_core::recall::RecallResult;
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::target::Target;
+use memdir_core::team::{GitOutput, TeamStep};
 use memdir_core::trash::{self, Trashed};
 use memdir_core::writer::{ForgetReport, Rebuilt, Save, SaveReport};
 use memdir_core::{
-    dailylog, dream, extract, index, instructions, manifest, paths, prompt, recall, scan, writer,
+    dailylog, dream, extract, index, instructions, manifest, paths, prompt, recall, scan, team, writer,
 };
 
 /// The core as a native library.
@@ -159,5 +160,17 @@ impl Core for NativeCore {
 
     fn dream_resume(&mut self, state: &str, reply: Reply) -> Result<Step<DreamResult>> {
         Ok(dream::resume(&*self.fs, state, reply)?)
+    }
+
+    fn team_start(&mut self, input: &team::Input) -> Result<TeamStep> {
+        Ok(team::start(&*self.fs, input.clone())?)
+    }
+
+    fn team_resume(&mut self, state: &str, output: GitOutput) -> Result<TeamStep> {
+        Ok(team::resume(&*self.fs, state, output)?)
+    }
+
+    fn merge_index(&mut self, base: &str, ours: &str, theirs: &str) -> Result<String> {
+        Ok(team::merge_index(base, ours, theirs))
     }
 }

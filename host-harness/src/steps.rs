@@ -49,3 +49,23 @@ pub fn drive<T>(
         }
     }
 }
+
+/// Runs a team (or private) memory init, sync or status from its first step to its report,
+/// running each git command the core asks for with `run` (usually [`crate::git::run_command`]).
+pub fn drive_team(
+    core: &mut dyn crate::Core,
+    input: &memdir_core::team::Input,
+    mut run: impl FnMut(&memdir_core::team::GitCommand) -> memdir_core::team::GitOutput,
+) -> Result<memdir_core::team::Report> {
+    use memdir_core::team::TeamStep;
+    let mut step = core.team_start(input)?;
+    loop {
+        match step {
+            TeamStep::Done(report) => return Ok(report),
+            TeamStep::Run(call) => {
+                let output = run(&call.command);
+                step = core.team_resume(&call.state, output)?;
+            }
+        }
+    }
+}

@@ -18,3 +18,4 @@ pub mod save;
 pub mod scan;
 pub mod session;
 pub mod status;
+pub mod team;

@@ -1,0 +1,1123 @@
+//! Memory synced through git (R10.1, R10.2): `team/` shared with a team, or the private
+//! directory shared between one person's machines. Each is a git working copy of one branch.
+//!
+//! The core decides every step and the host only runs git. A sync is a step machine like
+//! recall: [`start`] returns the first git command to run, and [`resume`] takes its output and
+//! returns the next, until the report. The core keeps its state by replaying: the state holds
+//! the input and every output so far, and each step reruns the script from the top, feeding it
+//! the recorded outputs, until it needs one it does not have. So the script reads as straight
+//! code, and a host cannot make it skip a step: a recorded command that differs from what the
+//! script asks is refused.
+//!
+//! Every rule lives here: the minimum git version, what is committed (only what passed the
+//! secret scanner, R1.5), the commit message, how the team's changes are integrated (rebased
+//! on the remote, one commit per sync), what happens to a file both sides changed (the
+//! remote's stays, the local one is kept beside it as `<name>.conflict-<host>-<date>.md`),
+//! and how MEMORY.md merges (never a conflict: [`merge_index`]).
+
+use crate::check;
+use crate::error::{Error, Result};
+use crate::fs::{Fs, FsError, join};
+use crate::secrets;
+use crate::target::Target;
+use crate::writer::{self, LOCK_FILE, LOCK_TIMEOUT_MS};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The oldest git that syncs: `rebase` on the merge machinery, which honours merge drivers.
+pub const MIN_GIT: (u32, u32) = (2, 34);
+/// The branch team memory lives on unless `--branch` names another: an orphan branch of the
+/// project's own remote, so there is no repository to create and access follows the project's.
+pub const DEFAULT_BRANCH: &str = "memdir-team";
+/// The merge driver's name in git's configuration and attributes.
+pub const MERGE_DRIVER: &str = "memdir-index";
+/// The remote a synced directory fetches from and pushes to.
+const REMOTE: &str = "origin";
+/// A push rejected because someone pushed first is retried after integrating, this often.
+const PUSH_TRIES: usize = 3;
+/// A rebase stops once per local commit at most; more stops than this is a loop.
+const MAX_REBASE_STOPS: usize = 100;
+/// Files that stay on the machine: the writers' lock and journal, the trash, the daily logs
+/// and extraction cursors (a machine's own), and, in the private directory, `team/` (its own
+/// working copy).
+const LOCAL_ONLY: &[&str] =
+    &["/.memdir.lock", "/.memdir.journal", "/.memdir.journal.bad", "/.trash/", "/.cursors/", "/logs/"];
+/// Marks the lines memdir adds to `.git/info/exclude` and `.git/info/attributes`.
+const MARK: &str = "# memdir";
+/// git's empty tree: what a first push is compared against.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// Which directory syncs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Which {
+    /// `team/` inside the memory directory, shared with a team (R10.1).
+    Team,
+    /// The private memory directory itself, shared between one person's machines.
+    Private,
+}
+
+/// What to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
+pub enum Action {
+    /// Make the directory a working copy of a remote's branch, then sync.
+    Init(InitOptions),
+    /// Commit, fetch, integrate, push.
+    Sync,
+    /// Ahead, behind, dirty, last sync, remote; no network.
+    Status,
+}
+
+/// How `init` connects a directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct InitOptions {
+    /// A URL or a path (relative to the working directory). `None`: the project's own
+    /// `origin`, for team memory only.
+    pub remote: Option<String>,
+    /// The branch; `None`: [`DEFAULT_BRANCH`].
+    pub branch: Option<String>,
+    /// The command that runs `merge-index` (the host's own binary, absolute), registered as
+    /// git's merge driver for MEMORY.md so a plain `git pull` merges it too. `None`: sync
+    /// merges MEMORY.md itself and a hand-run git falls back to its text merge.
+    pub merge_driver: Option<String>,
+}
+
+/// One sync, status or init.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Input {
+    /// Whose memory.
+    pub target: Target,
+    /// Team or private.
+    pub which: Which,
+    /// What to do.
+    pub action: Action,
+    /// Now, for the last-sync record and the conflict copies' date.
+    pub now_ms: i64,
+    /// This machine's name, for conflict copies and the commit message.
+    pub host_name: String,
+    /// Sync only when the last sync is older than this (automatic syncs); `None`: always.
+    pub min_interval_ms: Option<i64>,
+}
+
+/// A git command for the host to run: `git <args>` in `cwd`, with `stdin` as its input, no
+/// terminal prompts, and the user's own configuration, credentials and hooks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct GitCommand {
+    /// The arguments after `git`.
+    pub args: Vec<String>,
+    /// The directory it runs in.
+    pub cwd: String,
+    /// Its standard input.
+    pub stdin: Option<String>,
+    /// It talks to the remote (the host allows it longer).
+    pub network: bool,
+}
+
+/// What a git command did. A command the host could not start at all is status -1 with the
+/// reason in `stderr`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct GitOutput {
+    /// Its exit status.
+    pub status: i32,
+    /// Its standard output (invalid UTF-8 replaced).
+    pub stdout: String,
+    /// Its standard error.
+    pub stderr: String,
+}
+
+/// A command to run, and the state to resume with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct GitCall {
+    /// Run this.
+    pub command: GitCommand,
+    /// Pass this back to [`resume`] with the output.
+    pub state: String,
+}
+
+/// A file both sides changed, and where each version went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Conflict {
+    /// The file, relative to the synced directory.
+    pub path: String,
+    /// Where this machine's version was kept, when not at `path`.
+    pub kept_as: Option<String>,
+    /// What happened, in words a person can act on.
+    pub message: String,
+}
+
+/// What a sync, init or status found and did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Report {
+    /// The synced directory.
+    pub dir: String,
+    /// The remote's URL.
+    pub remote: Option<String>,
+    /// The branch.
+    pub branch: String,
+    /// Why nothing was done (an automatic sync that ran recently).
+    pub skipped: Option<String>,
+    /// The local commit's subject, when this sync made one.
+    pub committed: Option<String>,
+    /// Files this machine added, changed and removed, committed by this sync.
+    pub added: Vec<String>,
+    /// See `added`.
+    pub changed: Vec<String>,
+    /// See `added`.
+    pub removed: Vec<String>,
+    /// Files the remote's new commits changed.
+    pub received: Vec<String>,
+    /// Files both sides changed.
+    pub conflicts: Vec<Conflict>,
+    /// This sync pushed.
+    pub pushed: bool,
+    /// Local commits the remote (as last fetched) does not have.
+    pub ahead: u32,
+    /// Remote commits (as last fetched) not integrated here.
+    pub behind: u32,
+    /// Files changed since the last commit.
+    pub dirty: Vec<String>,
+    /// When the last sync finished.
+    pub last_sync_ms: Option<i64>,
+}
+
+/// One step of a sync.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
+pub enum TeamStep {
+    /// Run git, then [`resume`] with its output.
+    Run(GitCall),
+    /// Finished.
+    Done(Report),
+}
+
+/// Everything a sync needs to replay: its input, its directory, and each command it issued
+/// with the output the host reported.
+#[derive(Serialize, Deserialize)]
+struct State {
+    input: Input,
+    dir: String,
+    locked: bool,
+    done: Vec<(Vec<String>, GitOutput)>,
+    pending: Option<Vec<String>>,
+}
+
+/// Starts an init, sync or status: locks the directory (init and sync), finishes any change a
+/// killed writer left, and returns the first git command.
+pub fn start(fs: &dyn Fs, input: Input) -> Result<TeamStep> {
+    let resolved = input.target.resolve(fs)?;
+    let dir = match input.which {
+        Which::Team => writer::team_dir(fs, &resolved.memory_dir)?,
+        Which::Private => {
+            fs.create_dir_all(&resolved.memory_dir)?;
+            resolved.memory_dir.clone()
+        }
+    };
+    let locked = !matches!(input.action, Action::Status);
+    if locked {
+        fs.lock(&join(&dir, LOCK_FILE), LOCK_TIMEOUT_MS)?;
+        // A change a killed writer left half-done is finished before anything is committed.
+        if let Err(e) = crate::journal::recover(fs, &dir) {
+            let _ = fs.unlock(&join(&dir, LOCK_FILE));
+            return Err(e);
+        }
+    }
+    advance(fs, State { input, dir, locked, done: Vec::new(), pending: None })
+}
+
+/// Resumes with the output of the command the last step asked for.
+pub fn resume(fs: &dyn Fs, state: &str, output: GitOutput) -> Result<TeamStep> {
+    let mut state: State = serde_json::from_str(state)
+        .map_err(|e| Error::InvalidInput(format!("not a sync state from this core: {e}")))?;
+    let pending = state
+        .pending
+        .take()
+        .ok_or_else(|| Error::InvalidInput("this sync state asked for no command".into()))?;
+    state.done.push((pending, output));
+    advance(fs, state)
+}
+
+fn advance(fs: &dyn Fs, mut state: State) -> Result<TeamStep> {
+    let mut run = Run { fs, input: &state.input, dir: &state.dir, done: &state.done, next: 0 };
+    let outcome = match &state.input.action {
+        Action::Init(options) => run.init(options),
+        Action::Sync => run.sync(),
+        Action::Status => run.status(),
+    };
+    let finished = match outcome {
+        Err(Stop::Need(command)) => {
+            state.pending = Some(command.args.clone());
+            let state = serde_json::to_string(&state).map_err(|e| Error::Other(e.to_string()))?;
+            return Ok(TeamStep::Run(GitCall { command, state }));
+        }
+        Err(Stop::Fail(e)) => Err(e),
+        Ok(report) => Ok(TeamStep::Done(report)),
+    };
+    let unlocked = if state.locked { fs.unlock(&join(&state.dir, LOCK_FILE)) } else { Ok(()) };
+    let step = finished?;
+    unlocked?;
+    Ok(step)
+}
+
+/// Why the script stopped before its end.
+enum Stop {
+    /// It needs this command's output.
+    Need(GitCommand),
+    /// It failed.
+    Fail(Error),
+}
+
+impl From<Error> for Stop {
+    fn from(e: Error) -> Self {
+        Stop::Fail(e)
+    }
+}
+
+impl From<FsError> for Stop {
+    fn from(e: FsError) -> Self {
+        Stop::Fail(e.into())
+    }
+}
+
+type Flow<T> = std::result::Result<T, Stop>;
+
+fn fail<T>(message: impl Into<String>) -> Flow<T> {
+    Err(Stop::Fail(Error::Other(message.into())))
+}
+
+/// The script, replaying recorded outputs.
+struct Run<'a> {
+    fs: &'a dyn Fs,
+    input: &'a Input,
+    dir: &'a str,
+    done: &'a [(Vec<String>, GitOutput)],
+    next: usize,
+}
+
+impl Run<'_> {
+    /// `git <args>` in `cwd`: the recorded output, or a stop asking for it.
+    fn git_in(&mut self, cwd: &str, args: &[&str], stdin: Option<String>) -> Flow<GitOutput> {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        match self.done.get(self.next) {
+            Some((issued, output)) if *issued == args => {
+                self.next += 1;
+                Ok(output.clone())
+            }
+            Some((issued, _)) => fail(format!(
+                "this sync state does not match its commands (recorded `git {}`, asked `git {}`): start the sync again",
+                issued.join(" "),
+                args.join(" ")
+            )),
+            None => {
+                let network =
+                    matches!(args.first().map(String::as_str), Some("fetch" | "push" | "ls-remote"));
+                Err(Stop::Need(GitCommand { args, cwd: cwd.to_string(), stdin, network }))
+            }
+        }
+    }
+
+    fn git(&mut self, args: &[&str]) -> Flow<GitOutput> {
+        let dir = self.dir.to_string();
+        self.git_in(&dir, args, None)
+    }
+
+    /// `git <args>` that must succeed; its standard output.
+    fn ok(&mut self, args: &[&str]) -> Flow<String> {
+        let out = self.git(args)?;
+        if out.status != 0 {
+            return fail(format!(
+                "`git {}` failed in {}: {}",
+                args.join(" "),
+                self.dir,
+                first_line(&out.stderr)
+            ));
+        }
+        Ok(out.stdout)
+    }
+
+    /// True the first time the script passes this point, false on every replay after: the
+    /// place for a filesystem write the script must make once.
+    fn first_pass(&self) -> bool {
+        self.next == self.done.len()
+    }
+
+    fn require_git(&mut self) -> Flow<()> {
+        let out = self.git(&["--version"])?;
+        let wanted = format!("{}.{}", MIN_GIT.0, MIN_GIT.1);
+        if out.status != 0 {
+            return fail(format!(
+                "git did not run ({}): memory sync needs git {wanted} or later on PATH",
+                first_line(&out.stderr)
+            ));
+        }
+        match git_version(&out.stdout) {
+            Some(v) if v >= MIN_GIT => Ok(()),
+            Some((major, minor)) => {
+                fail(format!("git {major}.{minor} is too old: memory sync needs git {wanted} or later"))
+            }
+            None => fail(format!(
+                "`git --version` said {:?}: memory sync needs git {wanted} or later",
+                out.stdout.trim()
+            )),
+        }
+    }
+
+    /// True when the directory is the top of its own working copy (not inside another's).
+    fn is_working_copy(&mut self) -> Flow<bool> {
+        let out = self.git(&["rev-parse", "--git-dir"])?;
+        Ok(out.status == 0 && out.stdout.trim() == ".git")
+    }
+
+    fn require_working_copy(&mut self) -> Flow<()> {
+        if self.is_working_copy()? {
+            return Ok(());
+        }
+        let init = match self.input.which {
+            Which::Team => "memdir team init",
+            Which::Private => "memdir team init --private --remote <url>",
+        };
+        fail(format!("{} is not synced yet: run `{init}` first", self.dir))
+    }
+
+    fn branch(&mut self) -> Flow<String> {
+        let out = self.git(&["symbolic-ref", "--short", "HEAD"])?;
+        if out.status != 0 {
+            return fail(format!(
+                "{} is not on a branch (a rebase or checkout by hand?): {}",
+                self.dir,
+                first_line(&out.stderr)
+            ));
+        }
+        Ok(out.stdout.trim().to_string())
+    }
+
+    fn remote_url(&mut self) -> Flow<Option<String>> {
+        let out = self.git(&["remote", "get-url", REMOTE])?;
+        Ok((out.status == 0).then(|| out.stdout.trim().to_string()))
+    }
+
+    fn last_sync(&mut self) -> Flow<Option<i64>> {
+        let out = self.git(&["config", "--get", "memdir.lastsync"])?;
+        Ok(out.stdout.trim().parse().ok())
+    }
+
+    fn has_ref(&mut self, name: &str) -> Flow<bool> {
+        Ok(self.git(&["rev-parse", "-q", "--verify", name])?.status == 0)
+    }
+
+    fn init(&mut self, options: &InitOptions) -> Flow<Report> {
+        self.require_git()?;
+        let branch = options.branch.clone().unwrap_or_else(|| DEFAULT_BRANCH.to_string());
+        if self.git(&["check-ref-format", "--branch", &branch])?.status != 0 {
+            return fail(format!("{branch:?} is not a valid branch name"));
+        }
+        let url = match (&options.remote, self.input.which) {
+            (Some(remote), _) => remote_location(&self.input.target.cwd, remote),
+            (None, Which::Private) => {
+                return fail(
+                    "the private directory needs its own remote (--remote <url>): the project's remote would show it to the team",
+                );
+            }
+            (None, Which::Team) => {
+                let root = self.input.target.resolve(self.fs)?.location.project_root;
+                let out = self.git_in(&root, &["remote", "get-url", REMOTE], None)?;
+                if out.status != 0 {
+                    return fail(format!(
+                        "the project at {root} has no `{REMOTE}` remote to share team memory through: pass --remote <url|path>"
+                    ));
+                }
+                out.stdout.trim().to_string()
+            }
+        };
+        if self.is_working_copy()? {
+            match self.remote_url()? {
+                Some(current) if current == url => {}
+                Some(current) => {
+                    return fail(format!(
+                        "{} already syncs with {current}: leave it first (docs/team.md, \"Leaving\")",
+                        self.dir
+                    ));
+                }
+                None => {
+                    self.ok(&["remote", "add", REMOTE, &url])?;
+                }
+            }
+        } else {
+            self.ok(&["init", "-q"])?;
+            self.ok(&["symbolic-ref", "HEAD", &format!("refs/heads/{branch}")])?;
+            self.ok(&["remote", "add", REMOTE, &url])?;
+        }
+        if self.first_pass() {
+            self.write_info_files()?;
+        }
+        if let Some(driver) = &options.merge_driver {
+            self.ok(&[
+                "config",
+                &format!("merge.{MERGE_DRIVER}.name"),
+                "memdir: MEMORY.md as the union of its entries",
+            ])?;
+            let command = format!("{} merge-index %O %A %B", shell_quote(driver));
+            self.ok(&["config", &format!("merge.{MERGE_DRIVER}.driver"), &command])?;
+        }
+        self.sync()
+    }
+
+    /// `.git/info/exclude` (what stays on this machine) and `.git/info/attributes` (MEMORY.md
+    /// merges with the driver), each written once, keeping what was there.
+    fn write_info_files(&self) -> Flow<()> {
+        let mut exclude: Vec<&str> = LOCAL_ONLY.to_vec();
+        if self.input.which == Which::Private {
+            exclude.push("/team/");
+        }
+        let info = join(self.dir, ".git/info");
+        self.fs.create_dir_all(&info)?;
+        append_block(self.fs, &join(&info, "exclude"), &exclude.join("\n"))?;
+        append_block(self.fs, &join(&info, "attributes"), &format!("/MEMORY.md merge={MERGE_DRIVER}"))?;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Flow<Report> {
+        self.require_git()?;
+        self.require_working_copy()?;
+        let branch = self.branch()?;
+        let Some(url) = self.remote_url()? else {
+            return fail(format!("{} has no remote: run `memdir team init --remote <url>`", self.dir));
+        };
+        let mut report = Report {
+            dir: self.dir.to_string(),
+            remote: Some(url.clone()),
+            branch: branch.clone(),
+            ..Report::default()
+        };
+        if let (Some(min), Some(last)) = (self.input.min_interval_ms, self.last_sync()?) {
+            let ago = self.input.now_ms - last;
+            if (0..min).contains(&ago) {
+                report.skipped = Some(format!("synced {}s ago", ago / 1000));
+                self.figures(&mut report, &branch)?;
+                return Ok(report);
+            }
+        }
+        // A rebase a killed sync left stopped is undone; its commits are still there.
+        // (Asked of git, not the disk: a replay must see what the first pass saw.)
+        if self.git(&["rebase", "--show-current-patch"])?.status == 0 {
+            self.ok(&["rebase", "--abort"])?;
+        }
+        self.commit_local(&mut report)?;
+        let tracking = format!("refs/remotes/{REMOTE}/{branch}");
+        for attempt in 1..=PUSH_TRIES {
+            let out = self.git(&["ls-remote", "--exit-code", REMOTE, &format!("refs/heads/{branch}")])?;
+            let remote_has_branch = match out.status {
+                0 => true,
+                2 => false,
+                _ => return fail(unreachable_remote(&url, &out.stderr)),
+            };
+            if remote_has_branch {
+                let out =
+                    self.git(&["fetch", "--quiet", REMOTE, &format!("+refs/heads/{branch}:{tracking}")])?;
+                if out.status != 0 {
+                    return fail(unreachable_remote(&url, &out.stderr));
+                }
+                self.integrate(&mut report, &tracking)?;
+            }
+            if !self.has_ref("HEAD")? {
+                break; // nothing here and nothing there
+            }
+            let since = if remote_has_branch { tracking.clone() } else { EMPTY_TREE.to_string() };
+            if remote_has_branch
+                && self.ok(&["rev-list", "--count", &format!("{tracking}..HEAD")])?.trim() == "0"
+            {
+                break;
+            }
+            // Secrets never leave the machine, even in a commit made by hand.
+            let outgoing = self.ok(&[
+                "-c",
+                "core.quotePath=false",
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "-U0",
+                "--text",
+                &since,
+                "HEAD",
+            ])?;
+            refuse_secrets(
+                &outgoing,
+                "committed here but not pushed; remove it, amend the commit by hand, and sync again",
+            )?;
+            let out = self.git(&["push", "--porcelain", REMOTE, &format!("HEAD:refs/heads/{branch}")])?;
+            if out.status == 0 {
+                report.pushed = true;
+                self.ok(&["update-ref", &tracking, "HEAD"])?;
+                break;
+            }
+            // `--porcelain` keeps the rejection's words out of translation: `!<TAB>ref<TAB>[rejected] …`.
+            let rejected = out.stdout.lines().any(|l| l.starts_with('!') && l.contains("[rejected]"));
+            if !rejected || attempt == PUSH_TRIES {
+                return fail(format!(
+                    "the remote {url} refused the push: {}. Your memories are committed here and the next sync retries",
+                    first_line(&out.stderr)
+                ));
+            }
+        }
+        if self.has_ref(&tracking)? {
+            self.ok(&["config", &format!("branch.{branch}.remote"), REMOTE])?;
+            self.ok(&["config", &format!("branch.{branch}.merge"), &format!("refs/heads/{branch}")])?;
+        }
+        self.ok(&["config", "memdir.lastsync", &self.input.now_ms.to_string()])?;
+        self.figures(&mut report, &branch)?;
+        Ok(report)
+    }
+
+    /// Commits every local change in one commit, after the secret scan.
+    fn commit_local(&mut self, report: &mut Report) -> Flow<()> {
+        self.ok(&["add", "-A"])?;
+        let changes = self.ok(&["diff", "--cached", "--name-status", "-z", "--no-renames"])?;
+        let mut fields = changes.split('\0').filter(|f| !f.is_empty());
+        while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
+            match status.chars().next() {
+                Some('A') => report.added.push(path.to_string()),
+                Some('D') => report.removed.push(path.to_string()),
+                _ => report.changed.push(path.to_string()),
+            }
+        }
+        if report.added.is_empty() && report.changed.is_empty() && report.removed.is_empty() {
+            return Ok(());
+        }
+        let staged = self.ok(&[
+            "-c",
+            "core.quotePath=false",
+            "diff",
+            "--cached",
+            "--no-color",
+            "--no-ext-diff",
+            "-U0",
+            "--text",
+        ])?;
+        if let Err(e) = refuse_secrets(&staged, "nothing was committed or pushed; remove it and sync again") {
+            self.ok(&["reset", "-q"])?;
+            return Err(e);
+        }
+        let message = commit_message(&self.input.host_name, report);
+        let subject = message.lines().next().unwrap_or_default().to_string();
+        // A machine without a git identity still syncs, under memdir's name.
+        let mut args: Vec<String> = Vec::new();
+        if self.git(&["config", "user.email"])?.status != 0 {
+            args.extend(["-c".into(), "user.name=memdir".into()]);
+            args.extend(["-c".into(), format!("user.email=memdir@{}", host_slug(&self.input.host_name))]);
+        }
+        args.extend(["commit".into(), "-q".into(), "-m".into(), message]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.ok(&args)?;
+        report.committed = Some(subject);
+        Ok(())
+    }
+
+    /// Puts the local commits on top of the remote's, settling each file both sides changed.
+    fn integrate(&mut self, report: &mut Report, tracking: &str) -> Flow<()> {
+        if !self.has_ref("HEAD")? {
+            // Nothing committed here yet: take the remote's history as it is.
+            self.ok(&["reset", "-q", "--hard", tracking])?;
+            let files = self.ok(&["ls-tree", "-r", "--name-only", "-z", tracking])?;
+            report.received.extend(files.split('\0').filter(|f| !f.is_empty()).map(str::to_string));
+            return Ok(());
+        }
+        if self.git(&["merge-base", "--is-ancestor", tracking, "HEAD"])?.status == 0 {
+            return Ok(());
+        }
+        let base = self.git(&["merge-base", "HEAD", tracking])?;
+        let base = if base.status == 0 { base.stdout.trim().to_string() } else { EMPTY_TREE.to_string() };
+        let arrived = self.ok(&["diff", "--name-only", "-z", &base, tracking])?;
+        report.received.extend(arrived.split('\0').filter(|f| !f.is_empty()).map(str::to_string));
+        // Exact renames only: small memories look alike, and git would carry this machine's
+        // change to a memory the remote removed into another memory the remote added. (git
+        // 2.47's ort ignores `no-renames`; a 100% threshold it honours.)
+        let mut out = self.git(&[
+            "-c",
+            "core.editor=true",
+            "rebase",
+            "--quiet",
+            "--strategy-option=find-renames=100%",
+            tracking,
+        ])?;
+        let mut stops = 0;
+        while out.status != 0 {
+            stops += 1;
+            let unmerged = parse_unmerged(&self.ok(&["ls-files", "-u", "-z"])?);
+            if unmerged.is_empty() || stops > MAX_REBASE_STOPS {
+                self.ok(&["rebase", "--abort"])?;
+                return fail(format!(
+                    "git could not put this machine's memories on top of the remote's: {}. Nothing was lost; the next sync retries",
+                    first_line(&out.stderr)
+                ));
+            }
+            for (path, stages) in unmerged {
+                self.settle(report, &path, &stages)?;
+            }
+            out = self.git(&["-c", "core.editor=true", "rebase", "--continue"])?;
+        }
+        Ok(())
+    }
+
+    /// Settles one file both sides changed. While rebasing, stage 2 is the remote's version
+    /// and stage 3 this machine's. Nothing is lost: whatever either side wrote stays in a file.
+    fn settle(&mut self, report: &mut Report, path: &str, stages: &Stages) -> Flow<()> {
+        if path == "MEMORY.md" {
+            let mut text = |stage: &Option<(String, String)>| -> Flow<String> {
+                match stage {
+                    Some((_, sha)) => self.ok(&["cat-file", "-p", sha]),
+                    None => Ok(String::new()),
+                }
+            };
+            let (base, remote, local) = (text(&stages.base)?, text(&stages.remote)?, text(&stages.local)?);
+            let merged = merge_index(&base, &remote, &local);
+            let dir = self.dir.to_string();
+            let out = self.git_in(&dir, &["hash-object", "-w", "--stdin"], Some(merged))?;
+            if out.status != 0 {
+                return fail(format!(
+                    "git could not store the merged MEMORY.md: {}",
+                    first_line(&out.stderr)
+                ));
+            }
+            return self.put(path, "100644", out.stdout.trim());
+        }
+        match (&stages.remote, &stages.local) {
+            (Some((remote_mode, remote_sha)), Some((local_mode, local_sha))) => {
+                self.put(path, remote_mode, remote_sha)?;
+                let mut n = 1;
+                let kept = loop {
+                    let candidate = conflict_name(path, &self.input.host_name, self.input.now_ms, n);
+                    if self.ok(&["ls-files", "-z", "--", &candidate])?.is_empty() || n >= 9 {
+                        break candidate;
+                    }
+                    n += 1;
+                };
+                self.put(&kept, local_mode, local_sha)?;
+                report.conflicts.push(Conflict {
+                    path: path.to_string(),
+                    message: format!(
+                        "{path} changed here and on the remote: the remote's version is {path}, this machine's is {kept}. Merge what matters into {path} and delete {kept}"
+                    ),
+                    kept_as: Some(kept),
+                });
+            }
+            (None, Some((local_mode, local_sha))) => {
+                self.put(path, local_mode, local_sha)?;
+                report.conflicts.push(Conflict {
+                    path: path.to_string(),
+                    kept_as: None,
+                    message: format!("{path} was removed on the remote and changed here: this machine's version is kept; forget it again if it should go"),
+                });
+            }
+            (Some((remote_mode, remote_sha)), None) => {
+                self.put(path, remote_mode, remote_sha)?;
+                report.conflicts.push(Conflict {
+                    path: path.to_string(),
+                    kept_as: None,
+                    message: format!("{path} was removed here and changed on the remote: the remote's version is kept; forget it again if it should go"),
+                });
+            }
+            (None, None) => {
+                self.ok(&["rm", "-q", "--cached", "--ignore-unmatch", "--", path])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolves `path` to a stored blob, in the index and the working tree.
+    fn put(&mut self, path: &str, mode: &str, sha: &str) -> Flow<()> {
+        self.ok(&["update-index", "--add", "--cacheinfo", &format!("{mode},{sha},{path}")])?;
+        self.ok(&["checkout", "--", path])?;
+        Ok(())
+    }
+
+    fn status(&mut self) -> Flow<Report> {
+        self.require_git()?;
+        self.require_working_copy()?;
+        let branch = self.branch()?;
+        let remote = self.remote_url()?;
+        let mut report =
+            Report { dir: self.dir.to_string(), remote, branch: branch.clone(), ..Report::default() };
+        self.figures(&mut report, &branch)?;
+        Ok(report)
+    }
+
+    /// Ahead, behind (against the last fetch), dirty and the last sync.
+    fn figures(&mut self, report: &mut Report, branch: &str) -> Flow<()> {
+        let porcelain = self.ok(&["status", "--porcelain=v1", "-z", "--untracked-files=all"])?;
+        let mut entries = porcelain.split('\0').filter(|e| e.len() > 3);
+        while let Some(entry) = entries.next() {
+            report.dirty.push(entry[3..].to_string());
+            if entry.starts_with('R') || entry.starts_with('C') {
+                entries.next(); // a rename's old path
+            }
+        }
+        let tracking = format!("refs/remotes/{REMOTE}/{branch}");
+        let head = self.has_ref("HEAD")?;
+        let (ahead, behind) = match (head, self.has_ref(&tracking)?) {
+            (true, true) => {
+                let counts =
+                    self.ok(&["rev-list", "--left-right", "--count", &format!("HEAD...{tracking}")])?;
+                let mut n = counts.split_whitespace().map(|c| c.parse().unwrap_or(0));
+                (n.next().unwrap_or(0), n.next().unwrap_or(0))
+            }
+            (true, false) => (self.ok(&["rev-list", "--count", "HEAD"])?.trim().parse().unwrap_or(0), 0),
+            (false, true) => (0, self.ok(&["rev-list", "--count", &tracking])?.trim().parse().unwrap_or(0)),
+            (false, false) => (0, 0),
+        };
+        report.ahead = ahead;
+        report.behind = behind;
+        report.last_sync_ms = self.last_sync()?;
+        Ok(())
+    }
+}
+
+/// The stages of one unmerged path: (mode, object) each.
+#[derive(Default)]
+struct Stages {
+    base: Option<(String, String)>,
+    remote: Option<(String, String)>,
+    local: Option<(String, String)>,
+}
+
+/// `git ls-files -u -z`: `<mode> <object> <stage>\t<path>` records.
+fn parse_unmerged(text: &str) -> BTreeMap<String, Stages> {
+    let mut paths: BTreeMap<String, Stages> = BTreeMap::new();
+    for record in text.split('\0').filter(|r| !r.is_empty()) {
+        let Some((meta, path)) = record.split_once('\t') else { continue };
+        let mut meta = meta.split(' ');
+        let (Some(mode), Some(sha), Some(stage)) = (meta.next(), meta.next(), meta.next()) else { continue };
+        let entry = paths.entry(path.to_string()).or_default();
+        let value = Some((mode.to_string(), sha.to_string()));
+        match stage {
+            "1" => entry.base = value,
+            "2" => entry.remote = value,
+            "3" => entry.local = value,
+            _ => {}
+        }
+    }
+    paths
+}
+
+/// Fails with every secret the added lines of a unified diff (`-U0`) hold, by file and line.
+fn refuse_secrets(diff: &str, then: &str) -> Flow<()> {
+    let hits = secrets_in_diff(diff);
+    if hits.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> =
+        hits.iter().map(|(path, f)| format!("{path} line {}: {}", f.line, f.kind)).collect();
+    Err(Stop::Fail(Error::InvalidInput(format!(
+        "secret-shaped text, so the sync stopped: {}. It is {then}",
+        list.join("; ")
+    ))))
+}
+
+/// The secrets in the lines a diff adds, each with its file and its line in that file. Runs
+/// of consecutive added lines are scanned together, so a key block across lines is found.
+pub fn secrets_in_diff(diff: &str) -> Vec<(String, secrets::Finding)> {
+    let mut hits = Vec::new();
+    let mut path: Option<String> = None;
+    let mut run: Vec<&str> = Vec::new();
+    let mut run_start = 0usize;
+    let mut next_line = 0usize;
+    let flush = |path: &Option<String>,
+                 run: &mut Vec<&str>,
+                 start: usize,
+                 hits: &mut Vec<(String, secrets::Finding)>| {
+        if let (Some(path), false) = (path, run.is_empty()) {
+            for mut finding in secrets::scan(&run.join("\n")) {
+                finding.line += start.saturating_sub(1);
+                hits.push((path.clone(), finding));
+            }
+        }
+        run.clear();
+    };
+    for line in diff.lines() {
+        if let Some(target) = line.strip_prefix("+++ ") {
+            flush(&path, &mut run, run_start, &mut hits);
+            path = target.strip_prefix("b/").map(|p| p.trim_matches('"').to_string());
+        } else if line.starts_with("@@") {
+            flush(&path, &mut run, run_start, &mut hits);
+            // `@@ -a,b +c,d @@`: the new side starts at line c.
+            next_line = line
+                .split(' ')
+                .find_map(|f| f.strip_prefix('+'))
+                .and_then(|f| f.split(',').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(1);
+            run_start = next_line;
+        } else if let Some(added) = line.strip_prefix('+') {
+            if run.is_empty() {
+                run_start = next_line;
+            }
+            run.push(added);
+            next_line += 1;
+        } else if line.starts_with("diff --git") {
+            flush(&path, &mut run, run_start, &mut hits);
+            path = None;
+        }
+    }
+    flush(&path, &mut run, run_start, &mut hits);
+    hits
+}
+
+/// `memdir sync (<host>): 2 added, 1 changed`, then one line per file.
+fn commit_message(host: &str, report: &Report) -> String {
+    let mut counts = Vec::new();
+    let mut body = String::new();
+    for (what, files) in
+        [("added", &report.added), ("changed", &report.changed), ("removed", &report.removed)]
+    {
+        if !files.is_empty() {
+            counts.push(format!("{} {what}", files.len()));
+            for file in files {
+                body.push_str(&format!("{what}: {file}\n"));
+            }
+        }
+    }
+    format!("memdir sync ({}): {}\n\n{body}", host_slug(host), counts.join(", "))
+}
+
+/// Where this machine's version of `path` is kept: `<stem>.conflict-<host>-<date>.md`, then
+/// `-2` … when that is taken.
+pub fn conflict_name(path: &str, host: &str, now_ms: i64, n: u32) -> String {
+    let date = chrono::DateTime::from_timestamp_millis(now_ms).unwrap_or_default().format("%Y-%m-%d");
+    let (stem, ext) = match path.strip_suffix(".md") {
+        Some(stem) => (stem, ".md"),
+        None => (path, ""),
+    };
+    let suffix = if n > 1 { format!("-{n}") } else { String::new() };
+    format!("{stem}.conflict-{}-{date}{suffix}{ext}", host_slug(host))
+}
+
+/// True for a conflict copy sync left (`check` lists them).
+pub fn is_conflict_copy(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.split_once(".conflict-").is_some_and(|(stem, rest)| !stem.is_empty() && rest.len() > 11)
+}
+
+/// A host name as it can appear in a file name: lower-case letters, digits and `-`.
+fn host_slug(host: &str) -> String {
+    let slug: String = host
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect::<String>()
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    let slug: String = slug.chars().take(32).collect();
+    if slug.is_empty() { "host".into() } else { slug }
+}
+
+/// `git version 2.47.3` (or `2.39.3 (Apple Git-145)`, `2.45.1.windows.1`): major and minor.
+fn git_version(text: &str) -> Option<(u32, u32)> {
+    let version = text.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
+    let mut parts = version.split('.');
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
+/// A remote as given: a URL or `host:path` as it is, a local path made absolute against `cwd`.
+fn remote_location(cwd: &str, remote: &str) -> String {
+    let drive =
+        remote.len() > 2 && remote.as_bytes()[1] == b':' && matches!(remote.as_bytes()[2], b'\\' | b'/');
+    let scp = remote.find(':').is_some_and(|colon| !remote[..colon].contains('/'));
+    if remote.contains("://") || (scp && !drive) {
+        remote.to_string()
+    } else {
+        crate::fs::resolve(cwd, remote)
+    }
+}
+
+fn unreachable_remote(url: &str, stderr: &str) -> String {
+    format!(
+        "cannot reach the remote {url}: {}. Local memory keeps working; the next sync retries",
+        first_line(stderr)
+    )
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("hint:")).unwrap_or("no message")
+}
+
+/// Quotes a path for the shell git runs merge drivers through.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// Appends `lines` under memdir's mark unless the mark is already there.
+fn append_block(fs: &dyn Fs, path: &str, lines: &str) -> Result<()> {
+    let old = match fs.read_file(path, 1024 * 1024) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(FsError::NotFound(_)) => String::new(),
+        Err(e) => return Err(e.into()),
+    };
+    if old.lines().any(|l| l == MARK) {
+        return Ok(());
+    }
+    let sep = if old.is_empty() || old.ends_with('\n') { "" } else { "\n" };
+    fs.write_file(path, format!("{old}{sep}{MARK}\n{lines}\n").as_bytes())?;
+    Ok(())
+}
+
+/// What identifies a line of MEMORY.md across versions: an entry by the file it points at (so
+/// a changed description is the same entry), any other line by its text and occurrence.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    Entry(String),
+    Text(String, usize),
+}
+
+fn keyed(text: &str) -> Vec<(Key, String)> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut entries: BTreeSet<String> = BTreeSet::new();
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        let key = match check::pointer(line) {
+            Some(path) if line.trim_start().starts_with("- ") && entries.insert(path.clone()) => {
+                Key::Entry(path)
+            }
+            _ => {
+                let n = seen.entry(line.to_string()).or_default();
+                *n += 1;
+                Key::Text(line.to_string(), *n)
+            }
+        };
+        lines.push((key, line.to_string()));
+    }
+    lines
+}
+
+/// Merges three versions of MEMORY.md, never with a conflict: each line (an entry by the file
+/// it points at) is kept, changed or removed as the side that changed it did; a line both
+/// changed keeps `ours`; lines only `theirs` added follow the line they followed there. Lines a
+/// person wrote are lines like any other, so they are kept.
+pub fn merge_index(base: &str, ours: &str, theirs: &str) -> String {
+    let (base, ours, theirs) = (keyed(base), keyed(ours), keyed(theirs));
+    let map = |lines: &[(Key, String)]| -> BTreeMap<Key, String> { lines.iter().cloned().collect() };
+    let (base_of, ours_of, theirs_of) = (map(&base), map(&ours), map(&theirs));
+    let mut kept: Vec<(Key, String)> = Vec::new();
+    for (key, line) in &ours {
+        let line = match (base_of.get(key), theirs_of.get(key)) {
+            (Some(b), Some(t)) if line == b && t != b => Some(t),
+            (Some(b), None) if line == b => None,
+            _ => Some(line),
+        };
+        if let Some(line) = line {
+            kept.push((key.clone(), line.clone()));
+        }
+    }
+    // Lines only theirs has, anchored after the last line before them that is kept.
+    let kept_keys: BTreeSet<Key> = kept.iter().map(|(k, _)| k.clone()).collect();
+    let mut after: BTreeMap<Option<Key>, Vec<String>> = BTreeMap::new();
+    let mut anchor: Option<Key> = None;
+    for (key, line) in &theirs {
+        if kept_keys.contains(key) {
+            anchor = Some(key.clone());
+            continue;
+        }
+        // Ours has it (kept or changed above), or ours removed it and theirs did not change it.
+        if ours_of.contains_key(key) || base_of.get(key) == Some(line) {
+            continue;
+        }
+        after.entry(anchor.clone()).or_default().push(line.clone());
+    }
+    let mut out = String::new();
+    for line in after.remove(&None).unwrap_or_default() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    for (key, line) in kept {
+        out.push_str(&line);
+        out.push('\n');
+        for line in after.remove(&Some(key)).unwrap_or_default() {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n";
+
+    #[test]
+    fn both_sides_adding_keeps_both_entries() {
+        let ours = format!("{BASE}- [C](c.md) — c\n");
+        let theirs = format!("{BASE}- [D](d.md) — d\n");
+        assert_eq!(
+            merge_index(BASE, &ours, &theirs),
+            "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [D](d.md) — d\n- [C](c.md) — c\n"
+        );
+    }
+
+    #[test]
+    fn a_removal_on_either_side_is_kept() {
+        let theirs = "# Memory\n- [B](b.md) — b\n";
+        assert_eq!(merge_index(BASE, BASE, theirs), theirs);
+        assert_eq!(merge_index(BASE, theirs, BASE), theirs);
+    }
+
+    #[test]
+    fn a_changed_description_replaces_the_entry_and_ours_wins_when_both_change() {
+        let theirs = BASE.replace("— a", "— a, revised");
+        assert_eq!(merge_index(BASE, BASE, &theirs), theirs);
+        let ours = BASE.replace("— a", "— a, mine");
+        assert_eq!(merge_index(BASE, &ours, &theirs), ours);
+    }
+
+    #[test]
+    fn lines_a_person_wrote_survive_and_unrelated_indexes_union() {
+        let ours = "# Memory\nRead these first.\n- [A](a.md) — a\n";
+        let theirs = "# Memory\n- [Z](z.md) — z\n";
+        assert_eq!(
+            merge_index("", ours, theirs),
+            "# Memory\n- [Z](z.md) — z\nRead these first.\n- [A](a.md) — a\n"
+        );
+    }
+
+    #[test]
+    fn merging_is_stable_when_one_side_already_has_the_other() {
+        let ours = format!("{BASE}- [C](c.md) — c\n");
+        assert_eq!(merge_index(BASE, &ours, BASE), ours);
+        assert_eq!(merge_index(BASE, &ours, &ours), ours);
+    }
+
+    #[test]
+    fn secrets_in_added_lines_are_found_with_their_file_line() {
+        let diff = "diff --git a/x.md b/x.md\n--- a/x.md\n+++ b/x.md\n@@ -3,0 +4,2 @@\n+fine\n+key AKIAIOSFODNN7EXAMPLE here\n";
+        let hits = secrets_in_diff(diff);
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        assert_eq!((hits[0].0.as_str(), hits[0].1.line), ("x.md", 5));
+        assert!(secrets_in_diff("+++ /dev/null\n@@ -1 +0,0 @@\n").is_empty());
+    }
+
+    #[test]
+    fn conflict_copies_are_named_by_host_and_date() {
+        let name = conflict_name("deploy-freeze.md", "Ben's MacBook.local", 1_764_547_200_000, 1);
+        assert_eq!(name, "deploy-freeze.conflict-ben-s-macbook-local-2025-12-01.md");
+        assert!(is_conflict_copy(&name));
+        assert!(!is_conflict_copy("deploy-freeze.md"));
+        assert_eq!(conflict_name("a.md", "", 0, 2), "a.conflict-host-1970-01-01-2.md");
+    }
+
+    #[test]
+    fn versions_and_remotes_parse() {
+        assert_eq!(git_version("git version 2.39.3 (Apple Git-145)\n"), Some((2, 39)));
+        assert_eq!(git_version("git version 2.45.1.windows.1"), Some((2, 45)));
+        assert_eq!(remote_location("/w", "../team.git"), "/team.git");
+        assert_eq!(remote_location("/w", "git@github.com:org/repo.git"), "git@github.com:org/repo.git");
+        assert_eq!(remote_location("/w", "https://x.example/r.git"), "https://x.example/r.git");
+    }
+}
