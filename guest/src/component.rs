@@ -279,6 +279,11 @@ fn wit_switches(s: switches::Switches) -> ex::instructions::Switches {
         },
         team_memory: s.team_memory,
         daily_log: s.daily_log,
+        team_sync: match s.team_sync {
+            switches::TeamSync::Off => ex::instructions::TeamSync::Off,
+            switches::TeamSync::Manual => ex::instructions::TeamSync::Manual,
+            switches::TeamSync::Auto => ex::instructions::TeamSync::Auto,
+        },
         diagnostics: s.diagnostics,
     }
 }

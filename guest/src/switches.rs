@@ -75,8 +75,35 @@ pub struct Switches {
     /// Daily-log mode (R9.4): `MEMDIR_DAILY_LOG`, else `dailyLogEnabled` in settings. Writers
     /// append to the day's log and a dream builds the topic files and the index later.
     pub daily_log: bool,
+    /// When memory synced through git syncs (issue 13): `MEMDIR_TEAM_SYNC`, else `teamSync`
+    /// in the user's settings (a project's settings cannot start network traffic).
+    pub team_sync: TeamSync,
     /// Malformed settings files and unreadable values, each naming the file.
     pub diagnostics: Vec<String>,
+}
+
+/// When memory synced through git syncs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TeamSync {
+    /// Never: agents' sync tools and editor commands refuse (the `memdir team` CLI still runs).
+    Off,
+    /// When asked: the CLI, the MCP tool, the editor command.
+    #[default]
+    Manual,
+    /// Also at the start of a session and after writes, in the background.
+    Auto,
+}
+
+impl TeamSync {
+    fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "off" => Some(TeamSync::Off),
+            "manual" => Some(TeamSync::Manual),
+            "auto" => Some(TeamSync::Auto),
+            _ => None,
+        }
+    }
 }
 
 /// The settings files in precedence order: the project's `.claude/settings.local.json`, its
@@ -132,6 +159,24 @@ pub fn resolve(fs: &dyn Fs, env: Env<'_>, project_dir: &str, config_dir: &str) -
         Some(on) => on,
         None => setting("dailyLogEnabled", &mut diagnostics).is_some_and(|(on, _)| on),
     };
+    let team_sync = match env.get("MEMDIR_TEAM_SYNC") {
+        Some(text) => TeamSync::parse(text).unwrap_or_else(|| {
+            diagnostics.push(format!("MEMDIR_TEAM_SYNC is {text:?}, not off, manual or auto; manual used"));
+            TeamSync::default()
+        }),
+        None => {
+            let user = settings.iter().find(|(path, _)| *path == join(config_dir, "settings.json"));
+            match user.and_then(|(path, v)| Some((path, v.get("teamSync")?))) {
+                None => TeamSync::default(),
+                Some((path, value)) => value.as_str().and_then(TeamSync::parse).unwrap_or_else(|| {
+                    diagnostics.push(format!(
+                        "{path}: `teamSync` must be \"off\", \"manual\" or \"auto\", not {value}; manual used"
+                    ));
+                    TeamSync::default()
+                }),
+            }
+        }
+    };
     Switches {
         instructions: env.flag("CLAUDE_CODE_DISABLE_CLAUDE_MDS") != Some(true),
         bare,
@@ -139,6 +184,7 @@ pub fn resolve(fs: &dyn Fs, env: Env<'_>, project_dir: &str, config_dir: &str) -
         decided_by,
         team_memory,
         daily_log,
+        team_sync,
         diagnostics,
     }
 }

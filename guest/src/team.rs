@@ -251,8 +251,21 @@ fn advance(fs: &dyn Fs, mut state: State) -> Result<TeamStep> {
         Action::Sync => run.sync(),
         Action::Status => run.status(),
     };
+    let lock = join(&state.dir, LOCK_FILE);
     let finished = match outcome {
         Err(Stop::Need(command)) => {
+            // The lock is not held while git talks to the remote, so a slow network never
+            // keeps a writer waiting; a write meanwhile only changes the working tree, which
+            // the sync commits after fetching. A host that runs only network commands
+            // asynchronously never waits while holding it.
+            let lockable = !matches!(state.input.action, Action::Status);
+            if command.network && state.locked {
+                fs.unlock(&lock)?;
+                state.locked = false;
+            } else if !command.network && !state.locked && lockable {
+                fs.lock(&lock, LOCK_TIMEOUT_MS)?;
+                state.locked = true;
+            }
             state.pending = Some(command.args.clone());
             let state = serde_json::to_string(&state).map_err(|e| Error::Other(e.to_string()))?;
             return Ok(TeamStep::Run(GitCall { command, state }));
@@ -260,7 +273,7 @@ fn advance(fs: &dyn Fs, mut state: State) -> Result<TeamStep> {
         Err(Stop::Fail(e)) => Err(e),
         Ok(report) => Ok(TeamStep::Done(report)),
     };
-    let unlocked = if state.locked { fs.unlock(&join(&state.dir, LOCK_FILE)) } else { Ok(()) };
+    let unlocked = if state.locked { fs.unlock(&lock) } else { Ok(()) };
     let step = finished?;
     unlocked?;
     Ok(step)
@@ -524,6 +537,8 @@ impl Run<'_> {
                 if out.status != 0 {
                     return fail(unreachable_remote(&url, &out.stderr));
                 }
+                // What was written while the lock was down for the network.
+                self.commit_local(&mut report)?;
                 self.integrate(&mut report, &tracking)?;
             }
             if !self.has_ref("HEAD")? {
@@ -579,15 +594,16 @@ impl Run<'_> {
     fn commit_local(&mut self, report: &mut Report) -> Flow<()> {
         self.ok(&["add", "-A"])?;
         let changes = self.ok(&["diff", "--cached", "--name-status", "-z", "--no-renames"])?;
+        let mut these = Report::default();
         let mut fields = changes.split('\0').filter(|f| !f.is_empty());
         while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
             match status.chars().next() {
-                Some('A') => report.added.push(path.to_string()),
-                Some('D') => report.removed.push(path.to_string()),
-                _ => report.changed.push(path.to_string()),
+                Some('A') => these.added.push(path.to_string()),
+                Some('D') => these.removed.push(path.to_string()),
+                _ => these.changed.push(path.to_string()),
             }
         }
-        if report.added.is_empty() && report.changed.is_empty() && report.removed.is_empty() {
+        if these.added.is_empty() && these.changed.is_empty() && these.removed.is_empty() {
             return Ok(());
         }
         let staged = self.ok(&[
@@ -604,7 +620,7 @@ impl Run<'_> {
             self.ok(&["reset", "-q"])?;
             return Err(e);
         }
-        let message = commit_message(&self.input.host_name, report);
+        let message = commit_message(&self.input.host_name, &these);
         let subject = message.lines().next().unwrap_or_default().to_string();
         // A machine without a git identity still syncs, under memdir's name.
         let mut args: Vec<String> = Vec::new();
@@ -616,6 +632,9 @@ impl Run<'_> {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         self.ok(&args)?;
         report.committed = Some(subject);
+        report.added.extend(these.added);
+        report.changed.extend(these.changed);
+        report.removed.extend(these.removed);
         Ok(())
     }
 

@@ -21,7 +21,7 @@ use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::prompt::Options;
 use memdir_core::recall::{self, Attachment, RecallResult, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
-use memdir_core::switches::{DecidedBy, Switches};
+use memdir_core::switches::{DecidedBy, Switches, TeamSync};
 use memdir_core::target::Target;
 use memdir_core::team::{self, GitOutput, TeamStep};
 use memdir_core::trash::Trashed;
@@ -831,6 +831,11 @@ fn core_switches(s: ex::instructions::Switches) -> Switches {
         },
         team_memory: s.team_memory,
         daily_log: s.daily_log,
+        team_sync: match s.team_sync {
+            ex::instructions::TeamSync::Off => TeamSync::Off,
+            ex::instructions::TeamSync::Manual => TeamSync::Manual,
+            ex::instructions::TeamSync::Auto => TeamSync::Auto,
+        },
         diagnostics: s.diagnostics,
     }
 }

@@ -3,6 +3,7 @@
 //! binary (the component) and the real `git`. Then one person's private memory between two
 //! HOMEs, and the conflict paths on the native core without the merge driver.
 
+use memdir_core::Fs;
 use memdir_core::target::Target;
 use memdir_core::team::{Action, InitOptions, Input, Which};
 use memdir_harness::{ConfinedFs, NativeCore};
@@ -339,7 +340,16 @@ fn without_the_driver_the_core_settles_the_index_and_keeps_every_version() {
             host_name: host.into(),
             min_interval_ms: min,
         };
+        let lock = format!("{}/.memdir.lock", mem.to_str().unwrap());
         memdir_harness::steps::drive_team(&mut core, &input, |c| {
+            // The writers' lock is held for every local step and never while git talks to
+            // the remote.
+            let probe = ConfinedFs::new().grant_write(mem).unwrap();
+            let free = probe.lock(&lock, 0).is_ok();
+            if free {
+                probe.unlock(&lock).unwrap();
+            }
+            assert_eq!(free, c.network, "lock free during `git {}`", c.args.join(" "));
             let mut c = c.clone();
             c.args.splice(
                 0..0,

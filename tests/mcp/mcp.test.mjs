@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
@@ -26,6 +27,7 @@ const TOOLS = [
   "memory_log",
   "memory_recall",
   "memory_save",
+  "memory_team_sync",
 ];
 
 /** A throwaway HOME and project; `memoryDir` is where the server must write. */
@@ -88,7 +90,7 @@ test("initialise: memdir's own name, version and capabilities", async () => {
   }
 });
 
-test("tools/list: seven tools, each described for a model with an object schema", async () => {
+test("tools/list: nine tools, each described for a model with an object schema", async () => {
   const w = world();
   const client = await connect(w);
   try {
@@ -354,4 +356,56 @@ test("two clients writing at once lose nothing", async () => {
   assert.equal(files.length, 2 * per);
   const lines = fs.readFileSync(path.join(w.memoryDir, "MEMORY.md"), "utf8").split("\n").filter((l) => l.startsWith("- "));
   assert.equal(lines.length, 2 * per);
+});
+
+test("team sync: at the start of a session with teamSync auto, on request, and refused when off", async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-mcp-team-"));
+  const bare = path.join(root, "team.git");
+  execFileSync("git", ["init", "-q", "--bare", bare]);
+  // Ana and Ben: two HOMEs, one project path.
+  const project = path.join(root, "project");
+  fs.mkdirSync(project);
+  const person = (name) => {
+    const home = path.join(root, name);
+    fs.mkdirSync(home);
+    const env = { PATH: process.env.PATH, HOME: home, MEMDIR_CACHE_DIR: cache, MEMDIR_TEAM_MEMORY: "1", MEMDIR_HOST_NAME: name,
+      GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+    const cli = (...args) => execFileSync(bin, args, { cwd: project, env, encoding: "utf8" });
+    const slug = project.replace(/[^A-Za-z0-9]/g, "-");
+    return { home, env, cli, team: path.join(home, ".claude", "projects", slug, "memory", "team") };
+  };
+  const [ana, ben] = [person("ana"), person("ben")];
+  const fact = (name, text) => ["save", "--scope", "team", "--type", "reference", "--name", name, "--description", text, "--body", text];
+  ana.cli(...fact("grafana", "Dashboards live in grafana under the ops folder"));
+  ana.cli("team", "init", "--remote", bare);
+  ben.cli("team", "init", "--remote", bare);
+  ana.cli(...fact("runbooks", "Runbooks live in the ops wiki"));
+  ana.cli("team", "sync");
+  assert.ok(!fs.existsSync(path.join(ben.team, "runbooks.md")));
+  // A session's sync skips when the last one ran minutes ago; Ben's was an hour ago.
+  execFileSync("git", ["config", "memdir.lastsync", String(Date.now() - 3600_000)], { cwd: ben.team });
+
+  const w = { project, home: ben.home };
+  const client = await connect(w, { env: { ...ben.env, MEMDIR_TEAM_SYNC: "auto" } });
+  try {
+    // The session's first sync runs in the background; a tool call meanwhile does not wait.
+    const deadline = Date.now() + 20000;
+    while (!fs.existsSync(path.join(ben.team, "runbooks.md")) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(fs.existsSync(path.join(ben.team, "runbooks.md")), "the session's sync brought Ana's memory");
+    const synced = await client.callTool({ name: "memory_team_sync", arguments: {} });
+    assert.equal(synced.isError, false, text(synced));
+    assert.match(text(synced), /ahead 0, behind 0, dirty 0/);
+  } finally {
+    await client.close();
+  }
+  const off = await connect(w, { env: { ...ben.env, MEMDIR_TEAM_SYNC: "off" } });
+  try {
+    const refused = await off.callTool({ name: "memory_team_sync", arguments: {} });
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /team sync is off/);
+  } finally {
+    await off.close();
+  }
 });

@@ -2,6 +2,7 @@
 // filesystem confined to the memory roots and `vscode.lm` as its model. It gives the user a
 // Memories view and commands, and agents the @memory participant and language model tools.
 
+import * as path from "node:path";
 import * as vscode from "vscode";
 import { registerCommands } from "./commands";
 import { MemoryDiagnostics } from "./diagnostics";
@@ -55,6 +56,10 @@ export function activate(context: vscode.ExtensionContext) {
       view.refresh();
     }),
     watchMemories(workspace, () => diagnostics.schedule()),
+    registerTeamSync(workspace, log, () => {
+      view.refresh();
+      diagnostics.schedule();
+    }),
   );
   diagnostics.schedule();
   context.subscriptions.push(
@@ -71,6 +76,66 @@ export function activate(context: vscode.ExtensionContext) {
   log.info(`memdir: memory directory ${safe(() => workspace.location().memoryDir)}`);
   // The extension builds prompts: a missing MEMORY.md is written now (R6.5).
   log.info(`memdir: ${safe(() => workspace.rebuildIndex() ?? "MEMORY.md needs no rebuilding")}`);
+}
+
+/** A window's first sync skips a directory synced this recently. */
+const SESSION_SYNC_INTERVAL_MS = 5 * 60 * 1000;
+/** After a write, the sync waits this long for the next one. */
+const WRITE_SYNC_DELAY_MS = 30_000;
+
+/**
+ * Team memory synced through git (issue 13): the Sync Team Memory command, and with
+ * `teamSync: auto` a sync when the window opens and after writes pause, in the background
+ * (reported in the log), one at a time.
+ */
+function registerTeamSync(workspace: Workspace, log: vscode.LogOutputChannel, changed: () => void): vscode.Disposable {
+  let running: Promise<unknown> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const sync = (minIntervalMs?: number) => {
+    const next = running.then(async () => {
+      const reports = await workspace.sync(minIntervalMs);
+      for (const r of reports) {
+        if (r.skipped) continue;
+        log.info(`memdir: synced ${r.dir} with ${r.remote ?? "?"}: ${r.committed ?? "nothing to commit"}; received ${r.received.length}; ${r.pushed ? "pushed" : "nothing to push"}`);
+        for (const c of r.conflicts) log.warn(`memdir: ${c.message}`);
+      }
+      if (reports.some((r) => !r.skipped)) changed();
+      return reports;
+    });
+    running = next.catch(() => undefined);
+    return next;
+  };
+  const auto = () => safe(() => workspace.teamSync()) === "auto";
+  workspace.onWrite = () => {
+    if (!auto()) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => sync().catch((e) => log.warn(`memdir: sync: ${(e as Error).message}`)), WRITE_SYNC_DELAY_MS);
+  };
+  if (auto()) sync(SESSION_SYNC_INTERVAL_MS).catch((e) => log.warn(`memdir: sync: ${(e as Error).message}`));
+  const command = vscode.commands.registerCommand("memdir.teamSync", async () => {
+    if (workspace.teamSync() === "off") {
+      vscode.window.showWarningMessage("memdir: team sync is off (the memdir.teamSync setting)");
+      return;
+    }
+    try {
+      const reports = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: "memdir: syncing memory through git" },
+        () => sync(),
+      );
+      if (reports.length === 0) {
+        vscode.window.showInformationMessage("memdir: no memory here is synced yet: run `memdir team init` (see docs/team.md)");
+        return;
+      }
+      const said = reports.map((r) => `${path.basename(r.dir)}: received ${r.received.length}, ${r.pushed ? "pushed" : "nothing to push"}${r.conflicts.length ? `, ${r.conflicts.length} conflict(s) kept beside` : ""}`);
+      vscode.window.showInformationMessage(`memdir: ${said.join("; ")}`);
+    } catch (e) {
+      vscode.window.showErrorMessage(`memdir: ${(e as Error).message}`);
+    }
+  });
+  return new vscode.Disposable(() => {
+    clearTimeout(timer);
+    command.dispose();
+  });
 }
 
 /** Calls `changed` whenever a memory file is created, changed or deleted. */

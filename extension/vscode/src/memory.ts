@@ -5,9 +5,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { ConfinedFs, MemoryCore } from "./core";
+import { ConfinedFs, MemoryCore, runGitAsync, runGitSync } from "./core";
 import { execFileSync } from "node:child_process";
-import type { CheckReport, Env, GitFacts, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, RecallResult, SaveReport, Target } from "./core";
+import type { CheckReport, Env, GitFacts, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, RecallResult, SaveReport, Target, TeamReport } from "./core";
 
 /** The memory types, in the order the view lists them. */
 export const TYPES = ["user", "feedback", "project", "reference"] as const;
@@ -29,6 +29,8 @@ export function coreEnv(): Env {
   flag("autoMemory", "CLAUDE_CODE_DISABLE_AUTO_MEMORY", true);
   flag("dailyLog", "MEMDIR_DAILY_LOG");
   flag("teamMemory", "MEMDIR_TEAM_MEMORY");
+  const teamSync = config.get<string>("teamSync");
+  if (teamSync) env.set("MEMDIR_TEAM_SYNC", teamSync);
   const configDir = config.get<string>("configDirectory");
   if (configDir) env.set("CLAUDE_CONFIG_DIR", configDir.replace(/^~(?=\/|$)/, os.homedir()));
   // Restricted Mode: no instruction file of this workspace (nor any other) reaches a model (R4.1).
@@ -51,6 +53,8 @@ export interface Memory {
 
 export class Workspace {
   readonly core: MemoryCore;
+  /** Told after every write (save, forget, log): team sync runs after writes pause. */
+  onWrite: () => void = () => {};
 
   constructor(
     wasmDir: string,
@@ -145,7 +149,7 @@ export class Workspace {
     scope?: "private" | "team";
   }): SaveReport {
     const { target, grant } = this.writable();
-    return this.core.save(grant, {
+    const report = this.core.save(grant, {
       target,
       memoryType: request.type,
       name: request.name,
@@ -157,6 +161,8 @@ export class Workspace {
       utcOffsetMinutes: utcOffset(),
       scope: request.scope,
     });
+    this.onWrite();
+    return report;
   }
 
   /**
@@ -189,12 +195,47 @@ export class Workspace {
 
   forget(relative: string) {
     const { target, grant } = this.writable();
-    return this.core.forget(grant, target, relative);
+    const report = this.core.forget(grant, target, relative);
+    this.onWrite();
+    return report;
   }
 
   appendLog(text: string): string {
     const { target, grant } = this.writable();
-    return this.core.logAppend(grant, target, text, BigInt(Date.now()), utcOffset());
+    const file = this.core.logAppend(grant, target, text, BigInt(Date.now()), utcOffset());
+    this.onWrite();
+    return file;
+  }
+
+  /** When memory synced through git syncs: `off`, `manual` or `auto` (issue 13). */
+  teamSync(): "off" | "manual" | "auto" {
+    return this.status().switches.teamSync;
+  }
+
+  /**
+   * Syncs team/ and the private directory, each that is a git working copy (`memdir team
+   * init`), through the core's step machine; git runs here. `minIntervalMs`: skip a directory
+   * synced that recently. Nothing when the workspace is not trusted.
+   */
+  async sync(minIntervalMs?: number): Promise<TeamReport[]> {
+    if (!vscode.workspace.isTrusted) return [];
+    const dir = this.location().memoryDir;
+    const reports: TeamReport[] = [];
+    for (const which of ["team", "private"] as const) {
+      const copy = which === "team" ? path.join(dir, "team", ".git") : path.join(dir, ".git");
+      if (!fs.existsSync(copy)) continue;
+      const { target, grant } = this.writable();
+      const input = {
+        target,
+        which,
+        action: { tag: "sync" as const },
+        nowMs: BigInt(Date.now()),
+        hostName: os.hostname(),
+        minIntervalMs: minIntervalMs === undefined ? undefined : BigInt(minIntervalMs),
+      };
+      reports.push(await this.core.team(grant, input, runGitSync, runGitAsync));
+    }
+    return reports;
   }
 
   /**

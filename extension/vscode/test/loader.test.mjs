@@ -101,3 +101,42 @@ test("a FIFO named .memdir.lock is refused at once, before anything is written (
   );
   assert.deepEqual(fs.readdirSync(dir), [".memdir.lock"]);
 });
+
+test("team sync runs through the jco-loaded core: git runs here, the core decides (issue 13)", async () => {
+  const { runGitSync, runGitAsync } = require(path.join(dist, "core.js"));
+  const { execFileSync } = await import("node:child_process");
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-loader-team-"));
+  const bare = path.join(root, "team.git");
+  execFileSync("git", ["init", "-q", "--bare", bare]);
+  const core = new MemoryCore(dist);
+  process.env.GIT_CONFIG_GLOBAL = "/dev/null";
+  const sync = (dir, action) => {
+    fs.mkdirSync(dir, { recursive: true });
+    const input = { target: target(dir), which: "private", action, nowMs: BigInt(Date.now()), hostName: "loader", minIntervalMs: undefined };
+    const network = [];
+    const run = (c) => { network.push(c.network); return runGitAsync(c); };
+    return core.team(new ConfinedFs().grantRead("/").grantWrite(dir), input, runGitSync, run).then((report) => ({ report, network }));
+  };
+  const a = path.join(root, "a");
+  const b = path.join(root, "b");
+  fs.mkdirSync(a);
+  fs.writeFileSync(path.join(a, "role.md"), "---\nname: role\ndescription: who\ntype: user\n---\nA data engineer.\n");
+  fs.writeFileSync(path.join(a, "MEMORY.md"), "- [role](role.md) — who\n");
+  const init = { tag: "init", val: { remote: bare, branch: undefined, mergeDriver: undefined } };
+  const first = await sync(a, init);
+  assert.equal(first.report.pushed, true);
+  assert.ok(first.network.every((n) => n === true), "only network commands go to the async runner");
+  assert.ok(first.network.length >= 2);
+  await sync(b, init);
+  assert.equal(fs.readFileSync(path.join(b, "role.md"), "utf8"), fs.readFileSync(path.join(a, "role.md"), "utf8"));
+  // A secret written by hand stops the sync; the remote never receives it.
+  fs.writeFileSync(path.join(b, "notes.md"), "key AKIA" + "IOSFODNN7EXAMPLE\n");
+  await assert.rejects(sync(b, { tag: "sync" }), (e) => e instanceof CoreError && /notes\.md line 1/.test(e.message));
+  assert.ok(!execFileSync("git", ["--git-dir", bare, "log", "-p", "--all"], { encoding: "utf8" }).includes("AKIAIOSFODNN7"));
+  // The lock was released on the way out: a save right after works.
+  const saved = core.save(new ConfinedFs().grantRead("/").grantWrite(b), {
+    target: target(b), memoryType: "user", name: "editor", description: "which editor", body: "Uses VS Code.",
+    file: undefined, replaces: undefined, nowMs: BigInt(Date.now()), utcOffsetMinutes: 0, scope: undefined,
+  });
+  assert.equal(saved.path, "editor.md");
+});

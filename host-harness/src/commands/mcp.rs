@@ -15,6 +15,8 @@ mod tools;
 use super::save::Target;
 use crate::cli::{Context, Failure, Outcome, absolute};
 use crate::llm::Model;
+use memdir_core::switches::TeamSync;
+use memdir_core::team::{Action, Which};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
@@ -24,7 +26,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 /// Arguments of `memdir mcp`.
 #[derive(Debug, clap::Args)]
@@ -57,8 +61,25 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
         if let Err(e) = super::prompt::rebuild_missing_index(&worker_ctx, &cwd, &mut std::io::stderr()) {
             eprintln!("memdir: {}", e.message);
         }
-        let mut memory = Memory { ctx: worker_ctx, cwd, session: String::new(), model };
-        for job in inbox {
+        let mut memory =
+            Memory { ctx: worker_ctx, cwd, session: String::new(), model, sync: AutoSync::default() };
+        memory.sync.auto = memory.team_sync() == Some(TeamSync::Auto);
+        // At the start of a session, unless a sync ran in the last few minutes.
+        memory.spawn_sync(Some(SESSION_SYNC_INTERVAL_MS));
+        loop {
+            let job = match memory.sync.due {
+                None => inbox.recv().ok(),
+                Some(due) => match inbox.recv_timeout(due.saturating_duration_since(Instant::now())) {
+                    Ok(job) => Some(job),
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        memory.sync.due = None;
+                        memory.spawn_sync(None);
+                        continue;
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => None,
+                },
+            };
+            let Some(job) = job else { break };
             job(&mut memory);
         }
     })?;
@@ -90,6 +111,22 @@ struct Memory {
     /// The recall session's JSON, as the core last returned it (empty: new).
     session: String,
     model: Option<Box<dyn Model>>,
+    sync: AutoSync,
+}
+
+/// An automatic sync at the start of a session skips when one ran this recently.
+const SESSION_SYNC_INTERVAL_MS: i64 = 5 * 60 * 1000;
+/// After a write, the sync waits this long for the next write (debounce).
+const WRITE_SYNC_DELAY: Duration = Duration::from_secs(30);
+
+/// Syncs of memory synced through git when `teamSync` is `auto` (issue 13): in a thread of
+/// their own, one at a time, so no tool call waits for the network.
+#[derive(Default)]
+struct AutoSync {
+    auto: bool,
+    /// When the debounced sync after the last write is due.
+    due: Option<Instant>,
+    running: Arc<AtomicBool>,
 }
 
 impl Memory {
@@ -99,6 +136,48 @@ impl Memory {
         let (target, _, fs) =
             Target { cwd: Some(PathBuf::from(&self.cwd)), memory_dir: None }.open(&self.ctx)?;
         Ok((target, fs))
+    }
+
+    /// The `teamSync` switch in force for the working directory.
+    fn team_sync(&self) -> Option<TeamSync> {
+        let mut core = self.ctx.core(super::instructions::whole_tree().ok()?).ok()?;
+        Some(core.status(&self.cwd, self.ctx.env()).ok()?.0.team_sync)
+    }
+
+    /// A write happened: with `auto`, sync once writes pause.
+    fn wrote(&mut self) {
+        if self.sync.auto {
+            self.sync.due = Some(Instant::now() + WRITE_SYNC_DELAY);
+        }
+    }
+
+    /// With `auto`, syncs team/ and the private directory (those that are working copies) in
+    /// the background, reporting on stderr, which MCP leaves to the server.
+    fn spawn_sync(&self, min_interval_ms: Option<i64>) {
+        if !self.sync.auto || self.sync.running.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let (ctx, cwd, running) = (self.ctx.fresh(), self.cwd.clone(), self.sync.running.clone());
+        let dir = self.memory_dir();
+        std::thread::spawn(move || {
+            for which in [Which::Team, Which::Private] {
+                let Ok(dir) = &dir else { break };
+                let copy =
+                    if which == Which::Team { format!("{dir}/team/.git") } else { format!("{dir}/.git") };
+                if !std::path::Path::new(&copy).is_dir() {
+                    continue;
+                }
+                let target = Target { cwd: Some(PathBuf::from(&cwd)), memory_dir: None };
+                match super::team::drive(&ctx, &target, which, Action::Sync, min_interval_ms) {
+                    Ok(report) if report.skipped.is_none() => {
+                        eprintln!("memdir: synced {}: {}", report.dir, super::team::summary(&report))
+                    }
+                    Ok(_) => {}
+                    Err(e) => eprintln!("memdir: sync: {}", e.message),
+                }
+            }
+            running.store(false, Ordering::SeqCst);
+        });
     }
 
     /// The memory directory of the working directory, whether or not it exists yet.

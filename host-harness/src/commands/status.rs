@@ -25,6 +25,7 @@ struct Json<'a> {
     bare: bool,
     team_memory: bool,
     daily_log: bool,
+    team_sync: memdir_core::switches::TeamSync,
     memory_dir: &'a str,
     /// The settings file whose `autoMemoryDirectory` set `memory_dir`, when one did.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -56,6 +57,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         bare: switches.bare,
         team_memory: switches.team_memory,
         daily_log: switches.daily_log,
+        team_sync: switches.team_sync,
         memory_dir: &location.memory_dir,
         memory_dir_setting: location.memory_dir_setting.as_deref(),
         project_root: &location.project_root,
@@ -74,6 +76,8 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         )?;
         writeln!(out, "team memory:   {}", on(json.team_memory))?;
         writeln!(out, "daily log:     {}", on(json.daily_log))?;
+        let sync = serde_json::to_value(json.team_sync).map_err(std::io::Error::from)?;
+        writeln!(out, "team sync:     {}", sync.as_str().unwrap_or_default())?;
         match json.memory_dir_setting {
             Some(settings) => {
                 writeln!(out, "memory dir:    {} (autoMemoryDirectory in {settings})", json.memory_dir)?

@@ -125,6 +125,24 @@ fn host_name(ctx: &Context) -> String {
         .unwrap_or_else(|| "host".into())
 }
 
+/// One line: what a sync did.
+pub fn summary(r: &Report) -> String {
+    let mut parts = Vec::new();
+    if let Some(subject) = &r.committed {
+        parts.push(format!("committed \"{subject}\""));
+    }
+    if !r.received.is_empty() {
+        parts.push(format!("received {} file(s)", r.received.len()));
+    }
+    if !r.conflicts.is_empty() {
+        parts.push(format!("{} conflict(s) kept beside (memdir check lists them)", r.conflicts.len()));
+    }
+    if r.pushed {
+        parts.push("pushed".into());
+    }
+    if parts.is_empty() { "up to date".into() } else { parts.join(", ") }
+}
+
 /// The report as text.
 pub fn render(r: &Report) -> String {
     let mut out = format!("{} ↔ {} ({})\n", r.dir, r.remote.as_deref().unwrap_or("no remote"), r.branch);

@@ -40,6 +40,11 @@ export type ExtractResult = Extract<ExtractStep, { tag: "done" }>["val"];
 export type DreamInput = Parameters<Root["dream"]["start"]>[0];
 export type DreamStep = ReturnType<Root["dream"]["start"]>;
 export type DreamResult = Extract<DreamStep, { tag: "done" }>["val"];
+export type TeamInput = Parameters<Root["team"]["start"]>[0];
+export type TeamStep = ReturnType<Root["team"]["start"]>;
+export type TeamReport = Extract<TeamStep, { tag: "done" }>["val"];
+export type GitCommand = Extract<TeamStep, { tag: "run" }>["val"]["command"];
+export type GitOutput = Parameters<Root["team"]["resume"]>[1];
 export type Env = Array<[string, string]>;
 
 /** One step of a workflow: ask the model, or done. */
@@ -304,5 +309,25 @@ export class MemoryCore {
     const first = this.call("dream.start", grant, (r) => r.dream.start(input));
     const resume = (state: string, reply: ModelReply) => this.call("dream.resume", grant, (r) => r.dream.resume(state, reply));
     return drive(first, ask, resume, progress);
+  }
+
+  /**
+   * A team (or private) memory sync, init or status (issue 13): the core decides each git
+   * command; `runLocal` runs the local ones to their end (the core holds the writers' lock
+   * across them) and `runNetwork` the ones that talk to the remote (it does not).
+   */
+  async team(
+    grant: ConfinedFs,
+    input: TeamInput,
+    runLocal: (command: GitCommand) => GitOutput,
+    runNetwork: (command: GitCommand) => Promise<GitOutput>,
+  ): Promise<TeamReport> {
+    let step = this.call("team.start", grant, (r) => r.team.start(input));
+    while (step.tag === "run") {
+      const { command, state } = step.val;
+      const output = command.network ? await runNetwork(command) : runLocal(command);
+      step = this.call("team.resume", grant, (r) => r.team.resume(state, output));
+    }
+    return step.val;
   }
 }

@@ -2,3 +2,4 @@
 export * from "./core";
 export { ConfinedFs } from "./hostfs";
 export { CoreExited, wasiImports } from "./wasi";
+export { runGitAsync, runGitSync } from "./git";

@@ -7,6 +7,8 @@ use crate::cli::commands::recall::{Query, recall};
 use crate::cli::{Failure, read_root};
 use memdir_core::prompt::Options;
 use memdir_core::scan::INDEX_FILE;
+use memdir_core::switches::TeamSync;
+use memdir_core::team::{Action, Which};
 use memdir_core::writer::{self, Save, Scope};
 use memdir_core::{Fs, MemoryType};
 use rmcp::ErrorData as McpError;
@@ -39,6 +41,7 @@ const LIST: &str = "memory_list";
 const LOG: &str = "memory_log";
 const INSTRUCTIONS_TOOL: &str = "memory_instructions";
 const CHECK: &str = "memory_check";
+const TEAM_SYNC: &str = "memory_team_sync";
 
 /// Tools that take no arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -156,6 +159,16 @@ pub struct InstructionsArgs {
     pub approve_external: bool,
 }
 
+/// `memory_team_sync`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct TeamSyncArgs {
+    /// Sync the user's private memory (between their machines) instead of the team's.
+    #[serde(default)]
+    pub private: bool,
+}
+
 fn tool<T: JsonSchema + 'static>(name: &'static str, title: &str, description: &'static str) -> Tool {
     Tool::new(name, description, JsonObject::new()).with_title(title).with_input_schema::<T>()
 }
@@ -218,6 +231,17 @@ pub fn list() -> Vec<Tool> {
              up; fix what it reports by saving or forgetting memories.",
         )
         .with_annotations(read_only.clone()),
+        tool::<TeamSyncArgs>(
+            TEAM_SYNC,
+            "Sync team memory",
+            "Shares team memory through git: commits this machine's changes (refusing anything \
+             secret-shaped), takes the team's, and pushes. A memory both sides changed is kept \
+             twice (memory_check lists the copy). Use it when the user asks to share or update \
+             team memory.",
+        )
+        .with_annotations(
+            ToolAnnotations::new().read_only(false).destructive(false).idempotent(true).open_world(true),
+        ),
         tool::<LogArgs>(
             LOG,
             "Log to today's memory log",
@@ -248,6 +272,7 @@ pub enum Call {
     Log(LogArgs),
     Instructions(InstructionsArgs),
     Check,
+    TeamSync(TeamSyncArgs),
 }
 
 impl Call {
@@ -263,6 +288,7 @@ impl Call {
             LOG => Call::Log(parse(name, args)?),
             INSTRUCTIONS_TOOL => Call::Instructions(parse(name, args)?),
             CHECK => parse::<NoArgs>(name, args).map(|_| Call::Check)?,
+            TEAM_SYNC => Call::TeamSync(parse(name, args)?),
             _ => {
                 let names: Vec<_> = list().into_iter().map(|t| t.name).collect();
                 return Err(McpError::invalid_params(
@@ -278,17 +304,19 @@ impl Call {
         match self {
             Call::Index => index(memory),
             Call::Recall(args) => recall_tool(memory, args),
-            Call::Save(args) => save(memory, args),
+            Call::Save(args) => save(memory, args).inspect(|_| memory.wrote()),
             Call::Forget(args) => {
                 let (target, fs) = memory.open_for_writing()?;
                 let report = memory.ctx.core(fs)?.forget(&target, &args.path)?;
+                memory.wrote();
                 Ok(format!(
                     "forgot {} ({} MEMORY.md line(s) removed)",
                     report.path, report.index_lines_removed
                 ))
             }
             Call::List => list_memories(memory),
-            Call::Log(args) => log(memory, args),
+            Call::Log(args) => log(memory, args).inspect(|_| memory.wrote()),
+            Call::TeamSync(args) => team_sync(memory, args),
             Call::Instructions(args) => instructions(memory, args),
             Call::Check => {
                 let report = crate::cli::commands::check::inspect(&memory.ctx, &memory.cwd, None)?;
@@ -448,6 +476,19 @@ fn save(memory: &Memory, args: SaveArgs) -> Result<String, Failure> {
         text.push_str(&note);
     }
     Ok(text)
+}
+
+fn team_sync(memory: &Memory, args: TeamSyncArgs) -> Result<String, Failure> {
+    if memory.team_sync() == Some(TeamSync::Off) {
+        return Err(Failure::input(
+            "team sync is off (teamSync in the user's settings, or MEMDIR_TEAM_SYNC)",
+        ));
+    }
+    let which = if args.private { Which::Private } else { Which::Team };
+    let target =
+        crate::cli::commands::save::Target { cwd: Some(memory.cwd.clone().into()), memory_dir: None };
+    let report = crate::cli::commands::team::drive(&memory.ctx, &target, which, Action::Sync, None)?;
+    Ok(crate::cli::commands::team::render(&report))
 }
 
 fn list_memories(memory: &Memory) -> Result<String, Failure> {
