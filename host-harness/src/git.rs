@@ -49,18 +49,7 @@ fn run(dir: &str, args: &[&str]) -> Option<String> {
         let mut out = Vec::new();
         stdout.take(MAX_OUTPUT).read_to_end(&mut out).map(|_| out)
     });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < TIMEOUT => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    };
+    let status = wait_within(&mut child, TIMEOUT)?;
     let out = reader.join().ok()?.ok()?;
     status.success().then(|| String::from_utf8_lossy(&out).into_owned())
 }
@@ -108,25 +97,32 @@ fn run_bounded(command: &GitCommand) -> Result<GitOutput, String> {
     let stdout = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let stderr = read(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let limit = if command.network { SYNC_NETWORK_TIMEOUT } else { SYNC_LOCAL_TIMEOUT };
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < limit => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "`git {}` took longer than {}s and was stopped",
-                    command.args.join(" "),
-                    limit.as_secs()
-                ));
-            }
-        }
+    let Some(status) = wait_within(&mut child, limit) else {
+        return Err(format!(
+            "`git {}` took longer than {}s and was stopped",
+            command.args.join(" "),
+            limit.as_secs()
+        ));
     };
     Ok(GitOutput {
         status: status.code().unwrap_or(-1),
         stdout: stdout.join().unwrap_or_default(),
         stderr: stderr.join().unwrap_or_default(),
     })
+}
+
+/// Waits for `child` at most `limit`; past it (or when waiting fails) kills it: `None`.
+fn wait_within(child: &mut std::process::Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if started.elapsed() < limit => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
 }

@@ -81,6 +81,18 @@ fs.writeFileSync(
 );
 
 // A daily log for the dream to fold.
+// Team memory synced through git (issue 13): team/ is a working copy of a bare repository's
+// branch, made by hand; "Sync Team Memory" commits and pushes through the core.
+const teamRemote = path.join(root, "team.git");
+execFileSync("git", ["init", "-q", "--bare", teamRemote]);
+const teamDir = path.join(memoryDir, "team");
+fs.mkdirSync(teamDir);
+execFileSync("git", ["init", "-q"], { cwd: teamDir });
+execFileSync("git", ["symbolic-ref", "HEAD", "refs/heads/memdir-team"], { cwd: teamDir });
+execFileSync("git", ["remote", "add", "origin", teamRemote], { cwd: teamDir });
+fs.writeFileSync(path.join(teamDir, "deploy-window.md"), "---\nname: deploy-window\ndescription: when deploys may run\ntype: reference\n---\nDeploys run 10:00-16:00 UTC.\n");
+fs.writeFileSync(path.join(teamDir, "MEMORY.md"), "- [deploy-window](deploy-window.md) — when deploys may run\n");
+
 fs.mkdirSync(path.join(memoryDir, "logs/2026/11"), { recursive: true });
 fs.writeFileSync(path.join(memoryDir, "logs/2026/11/2026-11-28.md"), "# 2026-11-28\n\n- 09:15 The user prefers pnpm over npm\n");
 
@@ -314,6 +326,20 @@ try {
     }
     const index = fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8");
     if (!index.includes("[runbook](runbook.md)")) throw new Error(`no index line: ${index}`);
+  });
+
+  await check("Memory: Sync Team Memory commits team/ and pushes it to the remote", async () => {
+    await palette("Memory: Sync Team Memory");
+    const pushed = () => {
+      try {
+        return execFileSync("git", ["--git-dir", teamRemote, "ls-tree", "-r", "--name-only", "memdir-team"], { encoding: "utf8", stdio: "pipe" });
+      } catch {
+        return "";
+      }
+    };
+    await until("the pushed branch", async () => pushed().includes("deploy-window.md"));
+    const subject = execFileSync("git", ["--git-dir", teamRemote, "log", "-1", "--format=%s", "memdir-team"], { encoding: "utf8" });
+    if (!subject.startsWith("memdir sync (")) throw new Error(`commit: ${subject}`);
   });
 
   await check("Memory: Run Dream folds the daily log into a memory", async () => {

@@ -113,6 +113,10 @@ function registerTeamSync(workspace: Workspace, log: vscode.LogOutputChannel, ch
   };
   if (auto()) sync(SESSION_SYNC_INTERVAL_MS).catch((e) => log.warn(`memdir: sync: ${(e as Error).message}`));
   const command = vscode.commands.registerCommand("memdir.teamSync", async () => {
+    if (!vscode.workspace.isTrusted) {
+      vscode.window.showWarningMessage("memdir: this workspace is in Restricted Mode, where memory is read-only: trust it to sync");
+      return;
+    }
     if (workspace.teamSync() === "off") {
       vscode.window.showWarningMessage("memdir: team sync is off (the memdir.teamSync setting)");
       return;
