@@ -432,6 +432,10 @@ impl Run<'_> {
             return fail(format!("{branch:?} is not a valid branch name"));
         }
         let url = match (&options.remote, self.input.which) {
+            // Never an option to git (`--upload-pack=…`).
+            (Some(remote), _) if remote.starts_with('-') => {
+                return fail(format!("{remote:?} is not a remote: give a URL or a path"));
+            }
             (Some(remote), _) => remote_location(&self.input.target.cwd, remote),
             (None, Which::Private) => {
                 return fail(
@@ -517,6 +521,9 @@ impl Run<'_> {
                 return Ok(report);
             }
         }
+        // What the remote sends is checked out as plain files: a symlink in a hostile branch
+        // would otherwise point a memory at any file on this machine.
+        self.ok(&["config", "core.symlinks", "false"])?;
         // A rebase a killed sync left stopped is undone; its commits are still there.
         // (Asked of git, not the disk: a replay must see what the first pass saw.)
         if self.git(&["rebase", "--show-current-patch"])?.status == 0 {

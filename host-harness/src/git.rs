@@ -85,13 +85,14 @@ fn run_bounded(command: &GitCommand) -> Result<GitOutput, String> {
             let _ = pipe.write_all(text.as_bytes());
         });
     }
+    // Output past the cap is an error, never cut silently: the core scans it for secrets.
     let read = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
             let mut out = Vec::new();
             if let Some(pipe) = pipe {
-                let _ = pipe.take(MAX_OUTPUT).read_to_end(&mut out);
+                let _ = pipe.take(MAX_OUTPUT + 1).read_to_end(&mut out);
             }
-            String::from_utf8_lossy(&out).into_owned()
+            (out.len() as u64 > MAX_OUTPUT, String::from_utf8_lossy(&out).into_owned())
         })
     };
     let stdout = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
@@ -104,11 +105,12 @@ fn run_bounded(command: &GitCommand) -> Result<GitOutput, String> {
             limit.as_secs()
         ));
     };
-    Ok(GitOutput {
-        status: status.code().unwrap_or(-1),
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-    })
+    let (over, stdout) = stdout.join().unwrap_or_default();
+    let (_, stderr) = stderr.join().unwrap_or_default();
+    if over {
+        return Err(format!("`git {}` printed more than {} MiB", command.args.join(" "), MAX_OUTPUT >> 20));
+    }
+    Ok(GitOutput { status: status.code().unwrap_or(-1), stdout, stderr })
 }
 
 /// Waits for `child` at most `limit`; past it (or when waiting fails) kills it: `None`.

@@ -402,6 +402,26 @@ fn without_the_driver_the_core_settles_the_index_and_keeps_every_version() {
     assert!(std::fs::read_to_string(b.join(&kept)).unwrap().contains("y from b"));
     assert_eq!(report.conflicts.len(), 2, "{:?}", report.conflicts);
 
+    // A hostile branch: a symlink to a file outside memory arrives as a plain file holding
+    // the link's text, never as a link.
+    git(root, &["clone", "-q", "-b", "memdir-team", &remote, "hostile"]);
+    std::os::unix::fs::symlink("/etc/passwd", root.join("hostile/passwd.md")).unwrap();
+    git(&root.join("hostile"), &["add", "-A"]);
+    git(&root.join("hostile"), &["-c", "user.name=h", "-c", "user.email=h@x", "commit", "-q", "-m", "link"]);
+    git(&root.join("hostile"), &["push", "-q", "origin", "HEAD:memdir-team"]);
+    sync(&b, "b", Action::Sync, None).unwrap();
+    let arrived = std::fs::symlink_metadata(b.join("passwd.md")).unwrap();
+    assert!(arrived.is_file(), "a symlink from the remote became a link here");
+    assert_eq!(std::fs::read_to_string(b.join("passwd.md")).unwrap(), "/etc/passwd");
+    // A remote that would be an option to git is refused.
+    let hostile = Action::Init(InitOptions {
+        remote: Some("--upload-pack=touch /tmp/x".into()),
+        branch: None,
+        merge_driver: None,
+    });
+    let err = sync(&root.join("d"), "d", hostile, None).unwrap_err().to_string();
+    assert!(err.contains("is not a remote"), "{err}");
+
     // An automatic sync inside its interval runs no network command and changes nothing.
     let report = sync(&a, "a", Action::Sync, Some(60_000)).unwrap();
     assert_eq!(report.skipped.as_deref(), Some("synced 0s ago"));

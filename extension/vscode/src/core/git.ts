@@ -40,7 +40,13 @@ export function runGitAsync(command: GitCommand): Promise<GitOutput> {
     const child = spawn("git", command.args, { cwd: command.cwd, env: env(), stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
+    let size = 0;
+    child.stdout.on("data", (b: Buffer) => {
+      // Output past the cap is an error, never cut silently: the core scans it for secrets.
+      size += b.length;
+      if (size > MAX_OUTPUT) child.kill("SIGKILL");
+      else out.push(b);
+    });
     child.stderr.on("data", (b: Buffer) => err.push(b));
     const timer = setTimeout(() => child.kill("SIGKILL"), NETWORK_TIMEOUT_MS);
     child.on("error", (e) => {
@@ -51,9 +57,14 @@ export function runGitAsync(command: GitCommand): Promise<GitOutput> {
       clearTimeout(timer);
       const stderr = Buffer.concat(err).toString("utf8");
       resolve({
-        status: code ?? -1,
+        status: size > MAX_OUTPUT ? -1 : (code ?? -1),
         stdout: Buffer.concat(out).toString("utf8"),
-        stderr: code === null ? `git ${command.args.join(" ")} took longer than ${NETWORK_TIMEOUT_MS / 1000}s and was stopped` : stderr,
+        stderr:
+          size > MAX_OUTPUT
+            ? `git ${command.args.join(" ")} printed more than ${MAX_OUTPUT >> 20} MiB`
+            : code === null
+              ? `git ${command.args.join(" ")} took longer than ${NETWORK_TIMEOUT_MS / 1000}s and was stopped`
+              : stderr,
       });
     });
     child.stdin.end(command.stdin ?? "");
