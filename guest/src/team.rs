@@ -40,8 +40,15 @@ const MAX_REBASE_STOPS: usize = 100;
 /// Files that stay on the machine: the writers' lock and journal, the trash, the daily logs
 /// and extraction cursors (a machine's own), and, in the private directory, `team/` (its own
 /// working copy).
-const LOCAL_ONLY: &[&str] =
-    &["/.memdir.lock", "/.memdir.journal", "/.memdir.journal.bad", "/.trash/", "/.cursors/", "/logs/"];
+const LOCAL_ONLY: &[&str] = &[
+    "/.memdir.lock",
+    "/.memdir.lock.break",
+    "/.memdir.journal",
+    "/.memdir.journal.bad",
+    "/.trash/",
+    "/.cursors/",
+    "/logs/",
+];
 /// Marks the lines memdir adds to `.git/info/exclude` and `.git/info/attributes`.
 const MARK: &str = "# memdir";
 /// git's empty tree: what a first push is compared against.

@@ -26,8 +26,8 @@ struct Root {
 #[derive(Debug, Clone, Default)]
 pub struct ConfinedFs {
     roots: Vec<Root>,
-    /// Lock files held, by resolved path; dropping one releases its `flock`.
-    locks: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, File>>>,
+    /// Writers' locks held, by resolved path; dropping one releases it.
+    locks: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, crate::lock::Held>>>,
 }
 
 impl ConfinedFs {
@@ -384,37 +384,25 @@ impl Fs for ConfinedFs {
 
     fn lock(&self, path: &str, timeout_ms: u32) -> Result<(), FsError> {
         let target = self.resolve_for_write(path)?;
-        // Not through a link, and never blocking on a FIFO: a lock file is a regular file.
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(&target)
-            .map_err(|e| io_error(path, e))?;
-        if !file.metadata().map_err(|e| io_error(path, e))?.is_file() {
-            return Err(FsError::Other(format!(
-                "{path}: not a regular file; memdir locks only a regular file"
-            )));
-        }
         let deadline = std::time::Instant::now() + std::time::Duration::from_millis(timeout_ms.into());
-        // The lock is per open file (flock on Unix): other processes, and other cores in this
-        // one, wait here.
+        // One protocol with every other writer, in this process or another, on any platform
+        // (see `lock.rs`).
         loop {
-            match file.try_lock() {
-                Ok(()) => break,
-                Err(std::fs::TryLockError::WouldBlock) => {}
-                Err(std::fs::TryLockError::Error(e)) => return Err(io_error(path, e)),
-            }
+            let holder = match crate::lock::try_acquire(&target) {
+                Ok(crate::lock::Attempt::Held(held)) => {
+                    self.locks.lock().unwrap_or_else(|e| e.into_inner()).insert(target, held);
+                    return Ok(());
+                }
+                Ok(crate::lock::Attempt::Busy(holder)) => holder,
+                Err(e) => return Err(io_error(path, e)),
+            };
             if std::time::Instant::now() >= deadline {
                 return Err(FsError::Other(format!(
-                    "{path}: still locked by another writer after {timeout_ms} ms"
+                    "{path}: still locked by another writer ({holder}) after {timeout_ms} ms"
                 )));
             }
-            std::thread::sleep(std::time::Duration::from_millis(2));
+            std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        self.locks.lock().unwrap_or_else(|e| e.into_inner()).insert(target, file);
-        Ok(())
     }
 
     fn unlock(&self, path: &str) -> Result<(), FsError> {

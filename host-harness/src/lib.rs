@@ -26,6 +26,7 @@ pub mod fs;
 pub mod git;
 mod host_fs;
 pub mod llm;
+pub mod lock;
 mod native;
 pub mod steps;
 

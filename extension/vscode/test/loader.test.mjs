@@ -87,6 +87,64 @@ test("the extension and the memdir CLI writing at once lose nothing (one lock fo
   assert.equal(lines.length, 2 * per);
 });
 
+test("a writer killed while it holds the lock blocks the others only until it is seen dead", async () => {
+  const bin = path.resolve(dist, "../../../target/debug/memdir");
+  if (!fs.existsSync(bin)) throw new Error(`build the CLI first: ${bin} is missing`);
+  const { spawn, spawnSync } = await import("node:child_process");
+  const { Lock } = require(path.join(dist, "core.js"));
+  for (const holderKind of ["node", "cli"]) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `memdir-killed-${holderKind}-`));
+    const lockFile = path.join(dir, ".memdir.lock");
+    // The holder takes the lock and never lets go: a Node host, or the memdir CLI stuck in a
+    // team sync's git hook.
+    let holder;
+    if (holderKind === "node") {
+      const code = `require(${JSON.stringify(path.join(dist, "core.js"))}).Lock.acquire(${JSON.stringify(lockFile)}, 5000); setInterval(() => {}, 1000);`;
+      holder = spawn(process.execPath, ["-e", code], { stdio: "ignore" });
+    } else {
+      const team = path.join(dir, "team");
+      fs.mkdirSync(path.join(team, ".git", "hooks"), { recursive: true });
+      spawnSync("git", ["init", "-q"], { cwd: team });
+      spawnSync("git", ["remote", "add", "origin", path.join(dir, "nowhere.git")], { cwd: team });
+      fs.writeFileSync(path.join(team, ".git/hooks/pre-commit"), "#!/bin/sh\nsleep 600\n", { mode: 0o755 });
+      fs.writeFileSync(path.join(team, "a.md"), "---\nname: a\ndescription: a\ntype: reference\n---\na\n");
+      holder = spawn(bin, ["team", "sync", "--memory-dir", dir], {
+        stdio: "ignore", detached: true, env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null" },
+      });
+    }
+    const watched = holderKind === "node" ? lockFile : path.join(dir, "team", ".memdir.lock");
+    const deadline = Date.now() + 20000;
+    while (!fs.existsSync(watched) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(fs.existsSync(watched), `${holderKind}: the holder took the lock`);
+    // Held by a live process: another writer waits and is told who holds it.
+    assert.match(String(Lock.acquire(watched, 50)), new RegExp(`process ${holder.pid} on `));
+    const exited = new Promise((r) => holder.on("exit", r));
+    holder.kill("SIGKILL");
+    await exited;
+    // The CLI's git and its hook, still running, go too.
+    if (holderKind === "cli") {
+      try {
+        process.kill(-holder.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    // Dead: the lock file is still there, and the next writer takes it over at once.
+    assert.ok(fs.existsSync(watched), "a killed holder leaves its file");
+    const taken = Lock.acquire(watched, 10000);
+    assert.ok(taken instanceof Lock, String(taken));
+    taken.release();
+    assert.ok(!fs.existsSync(watched));
+    // And the CLI's own writers go on: a save where the killed CLI held the team lock.
+    if (holderKind === "cli") {
+      const saved = spawnSync(bin, ["save", "--memory-dir", dir, "--scope", "team", "--type", "reference", "--name", "b", "--description", "b", "--body", "b"], {
+        encoding: "utf8", env: { ...process.env, MEMDIR_TEAM_MEMORY: "1" },
+      });
+      assert.equal(saved.status, 0, saved.stderr);
+    }
+  }
+});
+
 test("a FIFO named .memdir.lock is refused at once, before anything is written (issue 18)", async () => {
   const { spawnSync } = await import("node:child_process");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-fifo-"));

@@ -299,9 +299,14 @@ export class ConfinedFs {
         // A lock file is a regular file: never a FIFO to block on, never a link.
         const existing = fs.lstatSync(target, { throwIfNoEntry: false });
         if (existing && !existing.isFile()) fail("other", `${p}: not a regular file; memdir locks only a regular file`);
-        const lock = Lock.acquire(target, timeoutMs);
-        if (!lock) fail("other", `${p}: still locked by another writer after ${timeoutMs} ms`);
-        this.locks.set(target, lock!);
+        let lock: Lock | string;
+        try {
+          lock = Lock.acquire(target, timeoutMs);
+        } catch (e) {
+          return ioError(p, e);
+        }
+        if (typeof lock === "string") fail("other", `${p}: still locked by another writer (${lock}) after ${timeoutMs} ms`);
+        this.locks.set(target, lock as Lock);
       },
       unlock: (p: string) => {
         const target = this.resolveForWrite(p);

@@ -3,3 +3,4 @@ export * from "./core";
 export { ConfinedFs } from "./hostfs";
 export { CoreExited, wasiImports } from "./wasi";
 export { runGitAsync, runGitSync } from "./git";
+export { Lock } from "./lock";
