@@ -496,10 +496,7 @@ impl Run<'_> {
     /// `.git/info/exclude` (what stays on this machine) and `.git/info/attributes` (MEMORY.md
     /// merges with the driver), each written once, keeping what was there.
     fn write_info_files(&self) -> Flow<()> {
-        let mut exclude: Vec<&str> = LOCAL_ONLY.to_vec();
-        if self.input.which == Which::Private {
-            exclude.push("/team/");
-        }
+        let exclude = self.local_only();
         let info = join(self.dir, ".git/info");
         self.fs.create_dir_all(&info)?;
         append_block(self.fs, &join(&info, "exclude"), &exclude.join("\n"))?;
@@ -507,9 +504,22 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// What stays on this machine, as `.git/info/exclude` patterns.
+    fn local_only(&self) -> Vec<&'static str> {
+        let mut paths = LOCAL_ONLY.to_vec();
+        if self.input.which == Which::Private {
+            paths.push("/team/");
+        }
+        paths
+    }
+
     fn sync(&mut self) -> Flow<Report> {
         self.require_git()?;
         self.require_working_copy()?;
+        // A working copy made by hand gets the same exclusions and merge driver as one init made.
+        if self.first_pass() {
+            self.write_info_files()?;
+        }
         let branch = self.branch()?;
         let Some(url) = self.remote_url()? else {
             return fail(format!("{} has no remote: run `memdir team init --remote <url>`", self.dir));
@@ -606,6 +616,8 @@ impl Run<'_> {
 
     /// Commits every local change in one commit, after the secret scan.
     fn commit_local(&mut self, report: &mut Report) -> Flow<()> {
+        // `.git/info/exclude` (written by init, and by every sync for a copy made by hand)
+        // keeps the local-only files out.
         self.ok(&["add", "-A"])?;
         let changes = self.ok(&["diff", "--cached", "--name-status", "-z", "--no-renames"])?;
         let mut these = Report::default();

@@ -338,6 +338,8 @@ try {
       }
     };
     await until("the pushed branch", async () => pushed().includes("deploy-window.md"));
+    // A working copy made by hand gets memdir's exclusions: the lock never travels.
+    if (pushed().includes(".memdir")) throw new Error(`local-only files were pushed: ${pushed()}`);
     const subject = execFileSync("git", ["--git-dir", teamRemote, "log", "-1", "--format=%s", "memdir-team"], { encoding: "utf8" });
     if (!subject.startsWith("memdir sync (")) throw new Error(`commit: ${subject}`);
   });
@@ -383,6 +385,28 @@ try {
     if (!final || !final.prompt.includes("mocks hid a broken migration")) throw new Error("the recalled memory did not reach the model's request");
     await until("the extracted memory", async () => fs.existsSync(path.join(memoryDir, "user_role.md")), 30_000);
     if (!fs.readFileSync(path.join(memoryDir, "user_role.md"), "utf8").includes("data engineer")) throw new Error("wrong memory written");
+  });
+
+  await check("a two-folder workspace shows two memory groups, each with its folder's memory (issue 16)", async () => {
+    const other = path.join(root, "billing");
+    fs.mkdirSync(other);
+    const otherMemory = path.join(dirs.home, ".claude/projects", other.replace(/[^A-Za-z0-9-]/g, "-"), "memory");
+    fs.mkdirSync(otherMemory, { recursive: true });
+    fs.writeFileSync(path.join(otherMemory, "billing-owner.md"), "---\nname: billing-owner\ndescription: who owns billing\ntype: reference\n---\nThe payments team owns billing.\n");
+    fs.writeFileSync(path.join(otherMemory, "MEMORY.md"), "- [billing-owner](billing-owner.md) — who owns billing\n");
+    const file = path.join(root, "two.code-workspace");
+    fs.writeFileSync(file, JSON.stringify({ folders: [{ path: dirs.project }, { path: other }] }));
+    await page.goto(`http://127.0.0.1:${port}/?workspace=${encodeURIComponent(file)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+    await palette("Memory: Focus on Memories View");
+    const tree = page.locator('[id="workbench.view.extension.memdir"], .pane-body').filter({ hasText: "billing" }).first();
+    const text = await until("two folder groups", async () => {
+      const t = await tree.innerText({ timeout: 2000 });
+      return t.includes("billing-owner") && t.includes("Latency dashboard") ? t : undefined;
+    });
+    for (const expected of [path.basename(dirs.project), "billing", otherMemory]) {
+      if (!text.includes(expected)) throw new Error(`the view lacks "${expected}": ${text}`);
+    }
   });
 } catch (e) {
   results.push(["the end-to-end run", false]);

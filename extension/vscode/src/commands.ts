@@ -53,19 +53,25 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
     documents,
     vscode.workspace.registerTextDocumentContentProvider(MemdirDocuments.scheme, documents),
     command("memdir.showIndex", async () => {
-      const index = workspace.index();
+      const ws = await workspace.choose("Show Index");
+      if (!ws) return;
+      const index = ws.index();
       await showDocument("MEMORY.md (as loaded)", index.text || `MEMORY.md is empty or missing (${index.file}): nothing has been saved yet.`);
       if (index.warning) vscode.window.showWarningMessage(`memdir: ${index.warning}`);
     }),
     command("memdir.openFolder", async () => {
-      const dir = workspace.location().memoryDir;
+      const ws = await workspace.choose("Open Memory Folder");
+      if (!ws) return;
+      const dir = ws.location().memoryDir;
       await vscode.workspace.fs.createDirectory(vscode.Uri.file(dir));
       await vscode.commands.executeCommand("vscode.openFolder", vscode.Uri.file(dir), { forceNewWindow: true });
     }),
     command("memdir.recall", async () => {
+      const ws = await workspace.choose("Recall For Query");
+      if (!ws) return;
       const query = await vscode.window.showInputBox({ title: "Recall For Query", prompt: "What are you about to work on?" });
       if (!query) return;
-      const result = await workspace.recall(query, recallSession, await answerer());
+      const result = await ws.recall(query, recallSession, await answerer());
       const parts = result.attachments.map((a) => a.text);
       if (result.skipped) parts.push(`Nothing recalled (${result.skipped}).`);
       else if (parts.length === 0) parts.push("No memory is relevant to this request (or the relevant ones were already shown).");
@@ -73,6 +79,8 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
       await showDocument("Recall.md", `# Recalled for: ${query}\n\n${parts.join("\n\n")}\n`);
     }),
     command("memdir.save", async () => {
+      const ws = await workspace.choose("Save Memory");
+      if (!ws) return;
       const type = await vscode.window.showQuickPick(
         TYPES.map((t) => ({ label: t, description: TYPE_HINTS[t] })),
         { title: "Save Memory: type" },
@@ -91,17 +99,19 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
         prompt: needsWhy ? "The rule or fact. Then **Why:** … and **How to apply:** … (use \\n for new lines)" : "The memory (use \\n for new lines)",
       });
       if (!body) return;
-      const report = workspace.save({ type: type.label as MemoryType, name, description, body: body.replace(/\\n/g, "\n") });
+      const report = ws.save({ type: type.label as MemoryType, name, description, body: body.replace(/\\n/g, "\n") });
       vscode.window.showInformationMessage(`memdir: ${report.created ? "saved" : "updated"} ${report.path}`);
       view.refresh();
     }),
     command("memdir.dream", async () => {
       const model = await chosenModel();
       if (!model) throw new Error("a dream needs a model; memdir.model is \"offline\"");
+      const ws = await workspace.choose("Run Dream");
+      if (!ws) return;
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: "memdir: dreaming", cancellable: false },
         (progress) =>
-          workspace.dream(
+          ws.dream(
             (r) => ask(model, r),
             (done, total) => progress.report({ message: `${done}/${total} chunks` }),
           ),
@@ -118,11 +128,15 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
         "Approve",
       );
       if (choice !== "Approve") return;
-      const file = workspace.approveExternalImports();
+      const ws = await workspace.choose("Approve Imports");
+      if (!ws) return;
+      const file = ws.approveExternalImports();
       vscode.window.showInformationMessage(`memdir: imports from outside this project are approved (${file}).`);
     }),
     command("memdir.status", async () => {
-      const status = workspace.status();
+      const ws = await workspace.choose("Show Status");
+      if (!ws) return;
+      const status = ws.status();
       const { switches, location } = status;
       const on = (b: boolean) => (b ? "on" : "off");
       const lines = [
@@ -135,13 +149,13 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
         `- memory directory: \`${location.memoryDir}\`${location.memoryDirSetting ? ` (set by autoMemoryDirectory in \`${location.memoryDirSetting}\`)` : ""}`,
         `- project root: \`${location.projectRoot}\`${location.fromGit ? " (git)" : ""}`,
         ...switches.diagnostics.map((d) => `- warning: ${d}`),
-        ...workspace.instructionDiagnostics().map((d) => `- instructions: ${d}`),
+        ...ws.instructionDiagnostics().map((d) => `- instructions: ${d}`),
       ];
       vscode.window.showInformationMessage(`memdir: auto memory ${on(switches.autoMemory)} (decided by ${decidedBy(status)})`);
       await showDocument("Status.md", lines.join("\n") + "\n");
     }),
     command("memdir.refresh", () => view.refresh()),
-    command("memdir.deleteMemory", async (node?: { kind: string; memory?: Memory }) => {
+    command("memdir.deleteMemory", async (node?: { kind: string; memory?: Memory; ws?: Workspace }) => {
       const memory = node?.memory;
       if (!memory) return;
       const answer = await vscode.window.showWarningMessage(
@@ -150,7 +164,7 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
         "Forget",
       );
       if (answer !== "Forget") return;
-      workspace.forget(memory.header.path);
+      (node?.ws ?? workspace).forget(memory.header.path);
       view.refresh();
     }),
   ];

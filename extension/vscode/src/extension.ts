@@ -72,6 +72,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("memdir")) view.refresh();
     }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => view.foldersChanged()),
   );
   log.info(`memdir: memory directory ${safe(() => workspace.location().memoryDir)}`);
   // The extension builds prompts: a missing MEMORY.md is written now (R6.5).
@@ -93,7 +94,15 @@ function registerTeamSync(workspace: Workspace, log: vscode.LogOutputChannel, ch
   let timer: NodeJS.Timeout | undefined;
   const sync = (minIntervalMs?: number) => {
     const next = running.then(async () => {
-      const reports = await workspace.sync(minIntervalMs);
+      // Each folder's memory once: two folders of one repository share theirs.
+      const reports = [];
+      const seen = new Set<string>();
+      for (const { workspace: ws } of workspace.folders()) {
+        const dir = safe(() => ws.location().memoryDir);
+        if (seen.has(dir)) continue;
+        seen.add(dir);
+        reports.push(...(await ws.sync(minIntervalMs)));
+      }
       for (const r of reports) {
         if (r.skipped) continue;
         log.info(`memdir: synced ${r.dir} with ${r.remote ?? "?"}: ${r.committed ?? "nothing to commit"}; received ${r.received.length}; ${r.pushed ? "pushed" : "nothing to push"}`);

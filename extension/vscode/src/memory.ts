@@ -57,15 +57,55 @@ export class Workspace {
   onWrite: () => void = () => {};
 
   constructor(
-    wasmDir: string,
+    core: MemoryCore | string,
     private readonly log: vscode.LogOutputChannel,
+    /** The folder this workspace is bound to; undefined: the active one. */
+    private readonly folder?: string,
   ) {
-    this.core = new MemoryCore(wasmDir, (m) => log.error(m));
+    this.core = typeof core === "string" ? new MemoryCore(core, (m) => log.error(m)) : core;
   }
 
-  /** The working directory: the first workspace folder, else the home directory. */
+  /**
+   * The working directory. Each folder of a multi-root workspace has its own memory: a bound
+   * workspace uses its folder; otherwise the folder of the active editor, else the first
+   * folder, else the home directory.
+   */
   cwd(): string {
-    return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
+    if (this.folder) return this.folder;
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const folder = (active && vscode.workspace.getWorkspaceFolder(active)) ?? vscode.workspace.workspaceFolders?.[0];
+    return folder?.uri.fsPath ?? os.homedir();
+  }
+
+  /** The same memory operations, bound to one folder. */
+  forFolder(folder: string): Workspace {
+    const bound = new Workspace(this.core, this.log, folder);
+    bound.onWrite = () => this.onWrite();
+    return bound;
+  }
+
+  /** One workspace per folder, named; a single entry (this one) unless there are several folders. */
+  folders(): Array<{ name: string; workspace: Workspace }> {
+    const all = vscode.workspace.workspaceFolders ?? [];
+    if (all.length <= 1) return [{ name: all[0]?.name ?? "home", workspace: this }];
+    return all.map((f) => ({ name: f.name, workspace: this.forFolder(f.uri.fsPath) }));
+  }
+
+  /**
+   * The folder a command acts on: the only one; the active editor's; else the one the user
+   * picks (undefined when they cancel).
+   */
+  async choose(title: string): Promise<Workspace | undefined> {
+    const all = vscode.workspace.workspaceFolders ?? [];
+    if (this.folder || all.length <= 1) return this;
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const folder = active && vscode.workspace.getWorkspaceFolder(active);
+    if (folder) return this.forFolder(folder.uri.fsPath);
+    const picked = await vscode.window.showQuickPick(
+      all.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })),
+      { title: `${title}: which folder's memory?` },
+    );
+    return picked && this.forFolder(picked.folder.uri.fsPath);
   }
 
   status(): MemoryStatus {

@@ -7,12 +7,21 @@
 import * as vscode from "vscode";
 import { type Memory, TYPES, type Workspace } from "./memory";
 
+// Every node knows the folder (`ws`) whose memory it shows: a multi-root workspace shows one
+// group per folder, each with its own memory.
 type Node =
-  | { kind: "scope"; team: boolean }
-  | { kind: "type"; type: string; team?: boolean }
-  | { kind: "memory"; memory: Memory }
-  | { kind: "link"; from: Memory; name: string; to?: Memory }
-  | { kind: "backlink"; from: Memory; to: Memory };
+  | { kind: "folder"; ws: Workspace; name: string }
+  | { kind: "scope"; ws: Workspace; team: boolean }
+  | { kind: "type"; ws: Workspace; type: string; team?: boolean }
+  | { kind: "memory"; ws: Workspace; memory: Memory }
+  | { kind: "link"; ws: Workspace; from: Memory; name: string; to?: Memory }
+  | { kind: "backlink"; ws: Workspace; from: Memory; to: Memory };
+
+/** What one folder's memory holds, as last read. */
+interface Loaded {
+  memories: Memory[];
+  team: boolean;
+}
 
 const TYPE_LABELS: Record<string, string> = {
   user: "User",
@@ -25,9 +34,8 @@ const TYPE_LABELS: Record<string, string> = {
 export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private watcher: vscode.FileSystemWatcher | undefined;
-  private memories: Memory[] = [];
-  private team = false;
+  private watchers: vscode.FileSystemWatcher[] = [];
+  private readonly loaded = new Map<string, Loaded>();
   /** The last check's verdict on a memory's citations, by path (set by the extension). */
   verdictOf: (path: string) => string | undefined = () => undefined;
 
@@ -38,19 +46,29 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     this.watch();
   }
 
-  /** Watches the memory directory (it may live outside the workspace). */
+  /** Watches each folder's memory directory (it may live outside the workspace). */
   private watch() {
-    this.watcher?.dispose();
-    try {
-      const dir = this.workspace.location().memoryDir;
-      this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), "**/*.md"));
-      const refresh = () => this.refresh();
-      this.watcher.onDidCreate(refresh);
-      this.watcher.onDidChange(refresh);
-      this.watcher.onDidDelete(refresh);
-    } catch (e) {
-      this.log.error(`memdir: cannot watch the memory directory: ${(e as Error).message}`);
+    this.watchers.forEach((w) => w.dispose());
+    this.watchers = [];
+    for (const { workspace } of this.workspace.folders()) {
+      try {
+        const dir = workspace.location().memoryDir;
+        const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), "**/*.md"));
+        const refresh = () => this.refresh();
+        watcher.onDidCreate(refresh);
+        watcher.onDidChange(refresh);
+        watcher.onDidDelete(refresh);
+        this.watchers.push(watcher);
+      } catch (e) {
+        this.log.error(`memdir: cannot watch the memory directory: ${(e as Error).message}`);
+      }
     }
+  }
+
+  /** The folders changed: watch their memory. */
+  foldersChanged(): void {
+    this.watch();
+    this.refresh();
   }
 
   refresh(): void {
@@ -58,50 +76,71 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   }
 
   dispose(): void {
-    this.watcher?.dispose();
+    this.watchers.forEach((w) => w.dispose());
     this.changed.dispose();
   }
 
   getChildren(node?: Node): Node[] {
     if (!node) {
-      try {
-        this.memories = this.workspace.memories();
-        this.team = this.workspace.status().switches.teamMemory;
-      } catch (e) {
-        this.log.error(`memdir: ${(e as Error).message}`);
-        this.memories = [];
-      }
-      if (this.team) return [{ kind: "scope", team: false }, { kind: "scope", team: true }];
-      return this.typesIn(this.memories);
+      const folders = this.workspace.folders();
+      if (folders.length > 1) return folders.map(({ name, workspace }) => ({ kind: "folder", ws: workspace, name }));
+      return this.rootOf(folders[0].workspace);
     }
+    if (node.kind === "folder") return this.rootOf(node.ws);
+    const { memories } = this.loadedOf(node.ws);
     if (node.kind === "scope") {
-      return this.typesIn(this.memories.filter((m) => m.team === node.team), node.team);
+      return this.typesIn(node.ws, memories.filter((m) => m.team === node.team), node.team);
     }
     if (node.kind === "type") {
-      return this.memories
+      return memories
         .filter((m) => (m.header.memoryType ?? "untyped") === node.type && (node.team === undefined || m.team === node.team))
-        .map((memory) => ({ kind: "memory", memory }));
+        .map((memory) => ({ kind: "memory", ws: node.ws, memory }));
     }
     if (node.kind === "memory") {
-      const byPath = (p: string) => this.memories.find((m) => m.header.path === p);
+      const byPath = (p: string) => memories.find((m) => m.header.path === p);
       const { header } = node.memory;
       return [
-        ...header.links.map((l): Node => ({ kind: "link", from: node.memory, name: l.name, to: l.path === undefined ? undefined : byPath(l.path) })),
+        ...header.links.map((l): Node => ({ kind: "link", ws: node.ws, from: node.memory, name: l.name, to: l.path === undefined ? undefined : byPath(l.path) })),
         ...header.backlinks.flatMap((p): Node[] => {
           const from = byPath(p);
-          return from ? [{ kind: "backlink", from, to: node.memory }] : [];
+          return from ? [{ kind: "backlink", ws: node.ws, from, to: node.memory }] : [];
         }),
       ];
     }
     return [];
   }
 
-  private typesIn(memories: Memory[], team?: boolean): Node[] {
+  /** A folder's top level: private and team, or the types. Reads its memory afresh. */
+  private rootOf(ws: Workspace): Node[] {
+    let loaded: Loaded;
+    try {
+      loaded = { memories: ws.memories(), team: ws.status().switches.teamMemory };
+    } catch (e) {
+      this.log.error(`memdir: ${(e as Error).message}`);
+      loaded = { memories: [], team: false };
+    }
+    this.loaded.set(ws.cwd(), loaded);
+    if (loaded.team) return [{ kind: "scope", ws, team: false }, { kind: "scope", ws, team: true }];
+    return this.typesIn(ws, loaded.memories);
+  }
+
+  private loadedOf(ws: Workspace): Loaded {
+    return this.loaded.get(ws.cwd()) ?? { memories: [], team: false };
+  }
+
+  private typesIn(ws: Workspace, memories: Memory[], team?: boolean): Node[] {
     const present = new Set<string>(memories.map((m) => m.header.memoryType ?? "untyped"));
-    return [...TYPES, "untyped"].filter((t) => present.has(t)).map((type) => ({ kind: "type", type, team }));
+    return [...TYPES, "untyped"].filter((t) => present.has(t)).map((type) => ({ kind: "type", ws, type, team }));
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === "folder") {
+      const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.Expanded);
+      item.iconPath = new vscode.ThemeIcon("root-folder");
+      item.description = safeDir(node.ws);
+      item.id = `folder:${node.ws.cwd()}`;
+      return item;
+    }
     if (node.kind === "scope") {
       const item = new vscode.TreeItem(node.team ? "Team" : "Private", vscode.TreeItemCollapsibleState.Expanded);
       item.iconPath = new vscode.ThemeIcon(node.team ? "organization" : "person");
@@ -114,8 +153,8 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
       item.contextValue = "memdir.type";
       return item;
     }
-    if (node.kind === "link") return linkItem(node.name, node.to, node.from);
-    if (node.kind === "backlink") return backlinkItem(node.from, node.to);
+    if (node.kind === "link") return linkItem(node.ws, node.name, node.to, node.from);
+    if (node.kind === "backlink") return backlinkItem(node.ws, node.from, node.to);
     const { header, file } = node.memory;
     // Freshness and staleness are the core's (R7.6, R1.6), as for every other host.
     const { stale, text: age } = header.freshness;
@@ -137,15 +176,25 @@ export class MemoriesView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     item.iconPath = new vscode.ThemeIcon(stale || missing ? "warning" : "note");
     item.contextValue = "memdir.memory";
     item.command = { command: "vscode.open", title: "Open Memory", arguments: [vscode.Uri.file(file)] };
-    item.id = file;
+    // Two folders of one repository share a memory: the folder keeps the ids apart.
+    item.id = `${node.ws.cwd()}|${file}`;
     return item;
   }
 }
 
+/** Where a folder's memory lives, for the folder's description. */
+function safeDir(ws: Workspace): string {
+  try {
+    return ws.location().memoryDir;
+  } catch {
+    return "";
+  }
+}
+
 /** `→ name`: opens the memory it reaches; a link to nothing is "not written yet", never an error. */
-function linkItem(name: string, to: Memory | undefined, from: Memory): vscode.TreeItem {
+function linkItem(ws: Workspace, name: string, to: Memory | undefined, from: Memory): vscode.TreeItem {
   const item = new vscode.TreeItem(`→ ${name}`, vscode.TreeItemCollapsibleState.None);
-  item.id = `${from.file}→${name}`;
+  item.id = `${ws.cwd()}|${from.file}→${name}`;
   if (!to) {
     item.description = "not written yet";
     item.tooltip = `[[${name}]] names no memory yet: something worth writing later.`;
@@ -159,9 +208,9 @@ function linkItem(name: string, to: Memory | undefined, from: Memory): vscode.Tr
 }
 
 /** `← name`: a memory that links here; opens it. */
-function backlinkItem(from: Memory, to: Memory): vscode.TreeItem {
+function backlinkItem(ws: Workspace, from: Memory, to: Memory): vscode.TreeItem {
   const item = new vscode.TreeItem(`← ${from.header.name ?? from.header.path}`, vscode.TreeItemCollapsibleState.None);
-  item.id = `${to.file}←${from.file}`;
+  item.id = `${ws.cwd()}|${to.file}←${from.file}`;
   item.description = from.header.path;
   item.iconPath = new vscode.ThemeIcon("arrow-left");
   item.command = { command: "vscode.open", title: "Open Memory", arguments: [vscode.Uri.file(from.file)] };
