@@ -110,6 +110,8 @@ fs.writeFileSync(
     "chat.disableAIFeatures": false,
     "chat.commandCenter.enabled": true,
     "chat.tools.global.autoApprove": true,
+    // The editor's own agent memory is on too: memdir says so once.
+    "github.copilot.chat.tools.memory.enabled": true,
   }),
 );
 
@@ -224,6 +226,12 @@ try {
   page = browser.pages()[0] ?? (await browser.newPage());
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.project)}`);
   await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+
+  await check("with the editor's own agent memory on, memdir says once that two memory systems are active (issue 16)", async () => {
+    const toast = page.locator(".notification-toast, .notifications-center").filter({ hasText: "Two memory systems are active" }).first();
+    await until("the notice", async () => (await toast.count()) > 0 && (await toast.isVisible()));
+    await toast.getByRole("button", { name: "Keep Both" }).click();
+  });
 
   await check("the Memories view lists the seeded memories by type, with their age", async () => {
     // Focusing is idempotent; a click on the activity icon would toggle the side bar.
@@ -385,6 +393,19 @@ try {
     if (!final || !final.prompt.includes("mocks hid a broken migration")) throw new Error("the recalled memory did not reach the model's request");
     await until("the extracted memory", async () => fs.existsSync(path.join(memoryDir, "user_role.md")), 30_000);
     if (!fs.readFileSync(path.join(memoryDir, "user_role.md"), "utf8").includes("data engineer")) throw new Error("wrong memory written");
+  });
+
+  await check("the walkthrough opens with its five steps (issue 16)", async () => {
+    await palette("Welcome: Open Walkthrough");
+    await answer("Get started with memdir");
+    const steps = page.locator(".gettingStartedContainer").first();
+    const text = await until("the walkthrough", async () => {
+      const t = await steps.innerText({ timeout: 2000 });
+      return t.includes("Connect your other agents") ? t : undefined;
+    });
+    for (const step of ["What memdir remembers", "Where memory lives", "Choose a model", "Share with your team"]) {
+      if (!text.includes(step)) throw new Error(`the walkthrough lacks "${step}": ${text.slice(0, 400)}`);
+    }
   });
 
   await check("a two-folder workspace shows two memory groups, each with its folder's memory (issue 16)", async () => {

@@ -74,9 +74,37 @@ export function activate(context: vscode.ExtensionContext) {
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => view.foldersChanged()),
   );
+  noticeTwoMemories(context);
   log.info(`memdir: memory directory ${safe(() => workspace.location().memoryDir)}`);
   // The extension builds prompts: a missing MEMORY.md is written now (R6.5).
   log.info(`memdir: ${safe(() => workspace.rebuildIndex() ?? "MEMORY.md needs no rebuilding")}`);
+}
+
+/** Copilot's own memory settings: when one is on, agents have two memories to write to. */
+const EDITOR_MEMORY = ["tools.memory.enabled", "copilotMemory.enabled"];
+
+/**
+ * Says once, plainly, that two memory systems are active when the editor's own agent memory is
+ * on too, and how to choose (issue 16).
+ */
+function noticeTwoMemories(context: vscode.ExtensionContext): void {
+  const shown = "memdir.twoMemoriesNoticeShown";
+  if (context.globalState.get<boolean>(shown)) return;
+  const copilot = vscode.workspace.getConfiguration("github.copilot.chat");
+  const on = EDITOR_MEMORY.filter((key) => copilot.get<boolean>(key) === true);
+  if (on.length === 0) return;
+  void context.globalState.update(shown, true);
+  const off = "Turn Off Copilot Memory";
+  vscode.window
+    .showInformationMessage(
+      "Two memory systems are active: memdir and Copilot's own memory. Agents may save a fact to either, and each recalls only its own. To keep one memory that every agent shares, turn off Copilot's; to keep Copilot's, turn off memdir.autoMemory.",
+      off,
+      "Keep Both",
+    )
+    .then(async (choice) => {
+      if (choice !== off) return;
+      for (const key of on) await copilot.update(key, false, vscode.ConfigurationTarget.Global);
+    });
 }
 
 /** A window's first sync skips a directory synced this recently. */
