@@ -159,3 +159,25 @@ pub fn is_within(path: &str, root: &str) -> bool {
     let root = root.trim_end_matches('/');
     path == root || root.is_empty() || path.strip_prefix(root).is_some_and(|rest| rest.starts_with('/'))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 16, item 6: confinement on Windows- and macOS-shaped roots. A sibling whose name
+    /// extends the root's is outside. A path spelled in another case is outside too: on a
+    /// case-insensitive file system that refuses a path that is really inside, which is the
+    /// safe way to be wrong. Hosts pass real paths, so one folder has one spelling.
+    #[test]
+    fn within_holds_at_component_boundaries_for_drive_and_mac_paths() {
+        assert!(is_within("C:/Users/ana/mem/a.md", "C:/Users/ana/mem"));
+        assert!(is_within("C:/Users/ana/mem", "C:/Users/ana/mem/"));
+        assert!(!is_within("C:/Users/ana/mem2/a.md", "C:/Users/ana/mem"));
+        assert!(!is_within("D:/Users/ana/mem/a.md", "C:/Users/ana/mem"));
+        assert!(!is_within("c:/users/ana/mem/a.md", "C:/Users/ana/mem"), "another case is refused");
+        assert!(is_within("/Users/Ana/Library/mem/a.md", "/Users/Ana/Library/mem"));
+        assert!(!is_within("/Users/ana/library/mem/a.md", "/Users/Ana/Library/mem"));
+        assert_eq!(join("C:/Users/ana/mem", "team/a.md"), "C:/Users/ana/mem/team/a.md");
+        assert_eq!(parent("C:/Users/ana/mem/a.md"), Some("C:/Users/ana/mem"));
+    }
+}

@@ -251,6 +251,23 @@ fn read_git_file(fs: &dyn Fs, path: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// Issue 16, item 6: the slug is computed from the root exactly as the host gives it, as the
+    /// terminal agent computes it from its working directory. A drive letter's `:` and every
+    /// `\` become `-`, so `C:\Users\ana\web` is `C--Users-ana-web`. Case is kept, so on a
+    /// case-insensitive file system, two spellings of one folder are two slugs. Hosts pass the
+    /// real path (what `realpath`/git give), so one folder has one spelling.
+    #[test]
+    fn windows_and_macos_shaped_roots_slug_like_the_terminal_agent() {
+        assert_eq!(slug(r"C:\Users\ana\web"), "C--Users-ana-web");
+        assert_eq!(slug(r"\\server\share\proj"), "--server-share-proj");
+        assert_eq!(slug("C:/Users/ana/web"), "C--Users-ana-web");
+        assert_eq!(slug("/Users/Ana/My Project"), "-Users-Ana-My-Project");
+        assert_ne!(slug("/Users/Ana/web"), slug("/Users/ana/web"), "case is kept, not folded");
+        // A macOS path in decomposed form (NFD é = e + U+0301) differs from the composed one.
+        assert_eq!(slug("/Users/ana/caf\u{e9}"), "-Users-ana-caf-");
+        assert_eq!(slug("/Users/ana/cafe\u{301}"), "-Users-ana-cafe-");
+    }
+
     #[test]
     fn slug_replaces_every_character_outside_the_allowed_set() {
         assert_eq!(slug("/home/ana/web.app"), "-home-ana-web-app");

@@ -8,6 +8,7 @@
 use memdir_core::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, Read, Write};
+#[cfg(unix)]
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -81,10 +82,10 @@ impl ConfinedFs {
     /// between the check and the open. Opening is non-blocking, so a FIFO cannot hang the host,
     /// and never acquires a controlling terminal. Elsewhere the path is resolved, then opened.
     fn open_for_read(&self, path: &str) -> Result<File, FsError> {
-        let raw = checked(path)?;
         #[cfg(target_os = "linux")]
         {
             use std::os::fd::AsRawFd;
+            let raw = checked(path)?;
             let file = OpenOptions::new()
                 .read(true)
                 .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
@@ -336,11 +337,17 @@ impl Fs for ConfinedFs {
         let mut tmp = tempfile::Builder::new().prefix(".memdir-tmp-").tempfile_in(dir).map_err(err)?;
         tmp.as_file_mut().write_all(data).map_err(err)?;
         // A replaced file keeps its permissions; a new one gets what an editor would give it.
-        let permissions = match fs::metadata(&target) {
-            Ok(meta) => meta.permissions(),
-            Err(_) => std::os::unix::fs::PermissionsExt::from_mode(0o644),
-        };
-        tmp.as_file().set_permissions(permissions).map_err(err)?;
+        match fs::metadata(&target) {
+            Ok(meta) => tmp.as_file().set_permissions(meta.permissions()).map_err(err)?,
+            #[cfg(unix)]
+            Err(_) => {
+                let editor: fs::Permissions = std::os::unix::fs::PermissionsExt::from_mode(0o644);
+                tmp.as_file().set_permissions(editor).map_err(err)?
+            }
+            // Elsewhere a new file gets the directory's defaults.
+            #[cfg(not(unix))]
+            Err(_) => {}
+        }
         tmp.as_file().sync_all().map_err(err)?;
         tmp.persist(&target).map_err(|e| err(e.error))?;
         crash_point();
@@ -351,12 +358,11 @@ impl Fs for ConfinedFs {
         let target = self.resolve_for_write(path)?;
         let err = |e| io_error(path, e);
         // No-follow on the last component: a link put there after the check is not followed.
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&target)
-            .map_err(err)?;
+        let mut options = OpenOptions::new();
+        options.create(true).append(true);
+        #[cfg(unix)]
+        options.custom_flags(libc::O_NOFOLLOW);
+        let mut file = options.open(&target).map_err(err)?;
         file.write_all(data).map_err(err)?;
         crash_point();
         Ok(())

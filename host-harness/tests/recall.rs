@@ -9,11 +9,17 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Runs the CLI in-process; returns (status, stdout, stderr).
+/// Runs the CLI in-process; returns (status, stdout, stderr). The compiled component is cached
+/// across the tests, so the hang bounds below time the model, not a compilation on a loaded
+/// machine.
 fn memdir(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let mut argv = vec!["memdir".to_string()];
     argv.extend(args.iter().map(|a| a.to_string()));
-    let env = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let cache = std::env::temp_dir().join("memdir-recall-test-cache");
+    let mut env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    if !env.iter().any(|(k, _)| k == "MEMDIR_CACHE_DIR") {
+        env.insert(0, ("MEMDIR_CACHE_DIR".into(), cache.to_str().unwrap().into()));
+    }
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let status = memdir_harness::cli::run(argv, env, &mut out, &mut err);
     (status, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())

@@ -4,6 +4,7 @@
 use super::{Limits, LlmError, Model};
 use memdir_core::model::ModelRequest;
 use std::io::{Read, Write};
+#[cfg(unix)]
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command as Process, Stdio};
 use std::sync::mpsc;
@@ -39,14 +40,15 @@ impl Model for Command {
             "tier": request.tier.as_str(),
         });
         // Its own process group: at the deadline the whole group goes, children included.
-        let mut child = Process::new("sh")
+        let mut process = Process::new("sh");
+        process
             .args(["-c", &self.command])
-            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| LlmError::Command(format!("{}: {e}", self.command)))?;
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        process.process_group(0);
+        let mut child = process.spawn().map_err(|e| LlmError::Command(format!("{}: {e}", self.command)))?;
         let deadline = Instant::now() + self.limits.timeout;
         let mut stdin = child.stdin.take().expect("piped");
         let input = body.to_string();
@@ -121,6 +123,7 @@ fn read_all(mut from: impl Read + Send + 'static, max: u64) -> mpsc::Receiver<(V
 
 /// Kills the command's whole process group (it leads it), then reaps the command.
 fn kill_group(child: &mut Child) {
+    #[cfg(unix)]
     if let Ok(pid) = i32::try_from(child.id()) {
         // SAFETY: kill(2) takes plain integers and touches no memory of ours; a negative pid
         // names the process group this command leads, which we created at spawn.
