@@ -188,15 +188,16 @@ fn read_record(path: &Path) -> Option<Record> {
 
 /// Refreshes the lock file's modification time until the lock is released.
 fn heartbeat(file: File, stop: Arc<AtomicBool>) {
+    // Short ticks so a release stops the thread at once; a refresh every tenth.
+    const TICKS: u32 = 10;
     std::thread::spawn(move || {
-        while !stop.load(Ordering::SeqCst) {
-            std::thread::sleep(HEARTBEAT / 10);
-            let _ = file.set_modified(SystemTime::now());
-            for _ in 0..9 {
-                if stop.load(Ordering::SeqCst) {
-                    return;
-                }
-                std::thread::sleep(HEARTBEAT / 10);
+        for tick in 1u32.. {
+            std::thread::sleep(HEARTBEAT / TICKS);
+            if stop.load(Ordering::SeqCst) {
+                return;
+            }
+            if tick % TICKS == 0 {
+                let _ = file.set_modified(SystemTime::now());
             }
         }
     });
