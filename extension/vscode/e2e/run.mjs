@@ -356,7 +356,8 @@ try {
     await palette("Memory: Run Dream");
     await until("the dreamed memory", async () => fs.existsSync(path.join(memoryDir, "user_tooling.md")));
     if (!fs.readFileSync(path.join(memoryDir, "user_tooling.md"), "utf8").includes("pnpm over npm")) throw new Error("wrong memory");
-    if (!fs.existsSync(path.join(memoryDir, "logs/.dreamed"))) throw new Error("the dream did not record its progress");
+    // The progress marker is the dream's last write, after the memory: wait for it too.
+    await until("the dream's progress marker", async () => fs.existsSync(path.join(memoryDir, "logs/.dreamed")));
   });
 
   await check("agents can call the tools", async () => {
