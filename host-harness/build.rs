@@ -1,6 +1,10 @@
 //! Builds the memory core for `wasm32-wasip2` and hands its path to the crate as
 //! `MEMDIR_CORE_WASM`. Set `MEMDIR_CORE_WASM` to a prebuilt component to skip the build.
 //!
+//! Then compiles that component to native code for the target's baseline CPU and hands the
+//! result to the crate as `MEMDIR_CORE_CWASM`, so that a run of `memdir` compiles nothing: the
+//! shipped binary carries no compiler at all (issue 17, item 1).
+//!
 //! The guest is built by a nested cargo in its own target directory: sharing the outer one
 //! deadlocks on cargo's build-directory lock.
 
@@ -8,12 +12,24 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "src/engine_config.rs"]
+mod engine_config;
+use engine_config::engine_config;
+
 fn main() {
+    let wasm = core_wasm();
+    println!("cargo:rustc-env=MEMDIR_CORE_WASM={}", wasm.display());
+    let cwasm = PathBuf::from(env::var("OUT_DIR").unwrap()).join("memdir_core.cwasm");
+    precompile(&wasm, &cwasm);
+    println!("cargo:rustc-env=MEMDIR_CORE_CWASM={}", cwasm.display());
+}
+
+/// The component: `MEMDIR_CORE_WASM` when set, else built from `guest/`.
+fn core_wasm() -> PathBuf {
     println!("cargo:rerun-if-env-changed=MEMDIR_CORE_WASM");
     if let Ok(prebuilt) = env::var("MEMDIR_CORE_WASM") {
         println!("cargo:rerun-if-changed={prebuilt}");
-        println!("cargo:rustc-env=MEMDIR_CORE_WASM={prebuilt}");
-        return;
+        return PathBuf::from(prebuilt);
     }
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let workspace = manifest_dir.parent().unwrap();
@@ -56,7 +72,23 @@ fn main() {
     );
     let wasm = target_dir.join("wasm32-wasip2/guest/memdir_core.wasm");
     assert!(wasm.is_file(), "the guest build did not produce {}", wasm.display());
-    println!("cargo:rustc-env=MEMDIR_CORE_WASM={}", wasm.display());
+    wasm
+}
+
+/// Compiles the component for the target being built, with no CPU features beyond the
+/// target's baseline (naming the target turns off wasmtime's detection of the build machine's
+/// CPU), so the binary runs on any machine of its target. The runtime engine uses the same
+/// default settings; wasmtime checks the match when it loads the result.
+fn precompile(wasm: &Path, out: &Path) {
+    let target = env::var("TARGET").unwrap();
+    let bytes = std::fs::read(wasm).unwrap_or_else(|e| panic!("reading {}: {e}", wasm.display()));
+    let mut config = engine_config(target.contains("windows"));
+    config.target(&target).unwrap_or_else(|e| panic!("wasmtime cannot compile for {target}: {e}"));
+    let engine = wasmtime::Engine::new(&config).expect("a wasmtime engine for precompiling");
+    let compiled = engine
+        .precompile_component(&bytes)
+        .unwrap_or_else(|e| panic!("precompiling {} for {target}: {e:?}", wasm.display()));
+    std::fs::write(out, compiled).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
 }
 
 /// `<outer target dir>/guest`, beside the outer build's own profiles.

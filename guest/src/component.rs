@@ -284,6 +284,7 @@ fn wit_switches(s: switches::Switches) -> ex::instructions::Switches {
             switches::TeamSync::Manual => ex::instructions::TeamSync::Manual,
             switches::TeamSync::Auto => ex::instructions::TeamSync::Auto,
         },
+        recall_shortlist: s.recall_shortlist,
         diagnostics: s.diagnostics,
     }
 }

@@ -105,15 +105,42 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
         let outcome = offline(fs, &turn, &mut session, &pending);
         return Ok(Step::Done(finish(outcome, None, selector, &session)));
     }
+    // The model sees the offline ranker's shortlist, not every memory (issue 17).
+    let shortlist = resolved.switches.recall_shortlist as usize;
+    let bodies = if shortlist != 0 && pending.candidates.len() > shortlist {
+        bodies(fs, turn.memory_dir, &pending.candidates)
+    } else {
+        Vec::new()
+    };
+    let candidates = select::shortlist(&input.query, pending.candidates, &bodies, shortlist);
+    let request = request(&turn, &manifest::format(&candidates));
     let state = State {
         memory_dir: resolved.memory_dir.clone(),
         project_root: resolved.location.work_tree.clone(),
         query: input.query.clone(),
         now_ms: input.now_ms,
         session,
-        candidates: pending.candidates.iter().map(|c| c.path.clone()).collect(),
+        candidates: candidates.iter().map(|c| c.path.clone()).collect(),
     };
-    Ok(model::ask(pending.request, &state, 1, 1))
+    Ok(model::ask(request, &state, 1, 1))
+}
+
+/// What each candidate says past its frontmatter, as much as an attachment would carry, for
+/// the shortlist: a memory's body names the project, the people and the tools its header
+/// leaves out. An unreadable memory has no body (it cannot be attached either).
+fn bodies(fs: &dyn Fs, memory_dir: &str, candidates: &[MemoryHeader]) -> Vec<String> {
+    candidates
+        .iter()
+        .map(|c| {
+            let Ok(head) =
+                fs.read_head(&join(memory_dir, &c.path), budget::MEMORY_LINES, budget::MEMORY_BYTES)
+            else {
+                return String::new();
+            };
+            let text = text::normalize_newlines(&text::decode(&head.data, head.truncated).text).0;
+            crate::frontmatter::split(&text).map_or(text.as_str(), |(_, body)| body).to_string()
+        })
+        .collect()
 }
 
 /// Finishes a recall with the model's selection, or with nothing when the call failed.
@@ -199,12 +226,10 @@ impl Skip {
     }
 }
 
-/// A prepared selection: the request, and the candidates it offered.
+/// A prepared selection: the candidates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Pending {
-    /// The model request.
-    pub request: ModelRequest,
-    /// The memories the manifest offered, newest first.
+    /// The memories not yet surfaced or read, newest first.
     pub candidates: Vec<MemoryHeader>,
 }
 
@@ -266,8 +291,7 @@ fn prepare(
     if candidates.is_empty() {
         return Ok(Err(Skip::NoMemories));
     }
-    let request = request(input, &manifest::format(&candidates));
-    Ok(Ok(Pending { request, candidates }))
+    Ok(Ok(Pending { candidates }))
 }
 
 /// Finishes a recall with the model's reply text: lenient about fences and prose, trusting no
@@ -314,10 +338,8 @@ fn complete(
 
 /// Finishes a recall with the offline lexical selector instead of a model (R7.7).
 fn offline(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, pending: &Pending) -> Outcome {
-    let mut outcome = Outcome {
-        selected: select::rank(input.query, &pending.candidates, budget::SELECT_COUNT as usize),
-        ..Outcome::default()
-    };
+    let mut outcome =
+        Outcome { selected: select::select(input.query, &pending.candidates), ..Outcome::default() };
     attach(fs, input, session, &mut outcome);
     outcome
 }

@@ -2,6 +2,7 @@
 //! without a model. English words are lowercased and lightly stemmed; CJK text, which has no
 //! spaces, is indexed as single characters and character pairs.
 
+use crate::memory_type::MemoryType;
 use crate::scan::MemoryHeader;
 use std::collections::BTreeMap;
 
@@ -16,14 +17,107 @@ const STOP_WORDS: &[&str] = &[
     "which", "why", "with", "you",
 ];
 
-/// The paths of at most `limit` candidates that share terms with `query`, best first (ties keep
-/// the candidates' order, newest first). Nothing scores without a shared term.
-pub fn rank(query: &str, candidates: &[MemoryHeader], limit: usize) -> Vec<String> {
+/// How offline recall chooses among scored candidates (issue 17, item 2).
+#[derive(Clone, Copy, Debug)]
+pub struct Cutoff {
+    /// At most this many.
+    pub limit: usize,
+    /// Kept only while a score is at least this share of the best one.
+    pub relative: f64,
+    /// Nothing is chosen unless the best score reaches this many times what one shared word
+    /// found in a single memory scores (scores grow with the number of memories, so the
+    /// evidence asked for is relative to the directory)...
+    pub min_evidence: f64,
+    /// ...or holds at least this share of the request's words (which may be common ones).
+    pub min_coverage: f64,
+}
+
+/// What offline recall keeps, chosen on the labelled set (docs/recall.md): a memory scoring
+/// under half the best one is usually there for a word it shares with the request by chance,
+/// and a best match worth less than one rare word, holding under three quarters of the
+/// request's words, is common words only.
+pub const OFFLINE: Cutoff = Cutoff {
+    limit: crate::budget::SELECT_COUNT as usize,
+    relative: 0.5,
+    min_evidence: 1.0,
+    min_coverage: 0.75,
+};
+
+/// The memories offline recall injects for `query`, best first.
+pub fn select(query: &str, candidates: &[MemoryHeader]) -> Vec<String> {
+    select_with(query, candidates, OFFLINE)
+}
+
+/// [`select`] with an explicit cutoff.
+pub fn select_with(query: &str, candidates: &[MemoryHeader], cutoff: Cutoff) -> Vec<String> {
+    let scored = scores(query, candidates);
+    let Some(&(best, first)) = scored.first() else { return Vec::new() };
+    let enough = best >= cutoff.min_evidence * idf(candidates.len() as f64, 1.0)
+        || coverage(query, &candidates[first]) >= cutoff.min_coverage;
+    if !enough {
+        return Vec::new();
+    }
+    scored
+        .into_iter()
+        .take_while(|(score, _)| *score >= best * cutoff.relative)
+        .take(cutoff.limit)
+        .map(|(_, i)| candidates[i].path.clone())
+        .collect()
+}
+
+/// The candidates a model is offered when there are more than `size` (issue 17): those that
+/// share terms with the request, scored on their headers and `bodies` (one per candidate, ""
+/// when unread), best first; then the rest by kind; until `size`. Kept in the candidates' own
+/// order. `size` 0 keeps all.
+pub fn shortlist(
+    query: &str,
+    candidates: Vec<MemoryHeader>,
+    bodies: &[String],
+    size: usize,
+) -> Vec<MemoryHeader> {
+    if size == 0 || candidates.len() <= size {
+        return candidates;
+    }
+    let mut keep = vec![false; candidates.len()];
+    let docs = candidates
+        .iter()
+        .zip(bodies.iter().map(String::as_str).chain(std::iter::repeat("")))
+        .map(|(header, body)| {
+            let mut doc = document(header);
+            doc.extend(tokens(body));
+            doc
+        })
+        .collect();
+    let scored = scores_of(query, docs);
+    // Then the rest by kind: who the user is and how they want work done apply to most
+    // requests whatever their words; then project state, then references. Newest first.
+    let kind = |i: &usize| match candidates[*i].memory_type {
+        Some(MemoryType::User) => 0,
+        Some(MemoryType::Feedback) => 1,
+        Some(MemoryType::Project) => 2,
+        _ => 3,
+    };
+    let mut rest: Vec<usize> =
+        (0..candidates.len()).filter(|i| !scored.iter().any(|(_, j)| j == i)).collect();
+    rest.sort_by_key(kind);
+    for i in scored.iter().map(|(_, i)| *i).chain(rest).take(size) {
+        keep[i] = true;
+    }
+    candidates.into_iter().zip(keep).filter_map(|(c, k)| k.then_some(c)).collect()
+}
+
+/// BM25 scores of the candidates that share a term with `query`, best first (ties keep the
+/// candidates' order), each with the candidate's index.
+fn scores(query: &str, candidates: &[MemoryHeader]) -> Vec<(f64, usize)> {
+    scores_of(query, candidates.iter().map(document).collect())
+}
+
+/// [`scores`] over documents already made into terms.
+fn scores_of(query: &str, docs: Vec<Vec<String>>) -> Vec<(f64, usize)> {
     let query_terms = tokens(query);
     if query_terms.is_empty() {
         return Vec::new();
     }
-    let docs: Vec<Vec<String>> = candidates.iter().map(document).collect();
     let n = docs.len() as f64;
     let avg_len = docs.iter().map(Vec::len).sum::<usize>() as f64 / n.max(1.0);
     let mut doc_freq: BTreeMap<&str, usize> = BTreeMap::new();
@@ -48,8 +142,7 @@ pub fn rank(query: &str, candidates: &[MemoryHeader], limit: usize) -> Vec<Strin
                         return 0.0;
                     }
                     let df = *doc_freq.get(term.as_str()).unwrap_or(&0) as f64;
-                    let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-                    idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg_len.max(1.0)))
+                    idf(n, df) * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg_len.max(1.0)))
                 })
                 .sum::<f64>();
             (score, i)
@@ -57,7 +150,21 @@ pub fn rank(query: &str, candidates: &[MemoryHeader], limit: usize) -> Vec<Strin
         .filter(|(score, _)| *score > 0.0)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().take(limit).map(|(_, i)| candidates[i].path.clone()).collect()
+    scored
+}
+
+/// The share of the request's distinct terms that `header` holds.
+fn coverage(query: &str, header: &MemoryHeader) -> f64 {
+    let mut terms = tokens(query);
+    terms.sort_unstable();
+    terms.dedup();
+    let doc = document(header);
+    terms.iter().filter(|t| doc.contains(t)).count() as f64 / terms.len().max(1) as f64
+}
+
+/// BM25's weight of a term found in `df` of `n` memories.
+fn idf(n: f64, df: f64) -> f64 {
+    ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
 }
 
 fn document(header: &MemoryHeader) -> Vec<String> {
@@ -175,7 +282,7 @@ mod tests {
             header("reference_deploy.md", "部署流程", "生产环境的部署步骤"),
             header("user_role.md", "角色", "用户是后端负责人"),
         ];
-        assert_eq!(rank("怎么部署到生产", &candidates, 5), ["reference_deploy.md"]);
+        assert_eq!(select("怎么部署到生产", &candidates), ["reference_deploy.md"]);
     }
 
     #[test]
@@ -184,7 +291,37 @@ mod tests {
             header("feedback_testing.md", "Real database in tests", "Integration tests hit a real Postgres"),
             header("reference_grafana.md", "Grafana", "Latency dashboards for the API"),
         ];
-        assert_eq!(rank("why are the integration tests slow", &candidates, 5), ["feedback_testing.md"]);
-        assert!(rank("kubernetes helm", &candidates, 5).is_empty());
+        assert_eq!(select("why are the integration tests slow", &candidates), ["feedback_testing.md"]);
+        assert!(select("kubernetes helm", &candidates).is_empty());
+    }
+
+    #[test]
+    fn the_shortlist_reads_bodies_then_fills_with_user_and_feedback_memories() {
+        let mut candidates = vec![
+            header("project_a.md", "Release train", "Dates of the spring release"),
+            header("feedback_b.md", "Terse replies", "No closing summaries"),
+            header("reference_c.md", "Grafana", "Dashboards"),
+            header("project_d.md", "Billing rewrite", "Status of the rewrite"),
+        ];
+        candidates[1].memory_type = Some(MemoryType::Feedback);
+        candidates[0].memory_type = Some(MemoryType::Project);
+        candidates[3].memory_type = Some(MemoryType::Project);
+        let bodies = [
+            "".to_string(),
+            "".to_string(),
+            "".to_string(),
+            "The Stripe webhooks move to the ledger.".to_string(),
+        ];
+        let paths = |list: Vec<MemoryHeader>| list.into_iter().map(|h| h.path).collect::<Vec<_>>();
+        // "stripe" is only in a body; then the feedback memory; kept in the candidates' order.
+        assert_eq!(
+            paths(shortlist("retry the stripe webhooks", candidates.clone(), &bodies, 2)),
+            ["feedback_b.md", "project_d.md"]
+        );
+        assert_eq!(
+            paths(shortlist("retry the stripe webhooks", candidates.clone(), &[], 2)),
+            ["project_a.md", "feedback_b.md"]
+        );
+        assert_eq!(shortlist("anything", candidates.clone(), &bodies, 0).len(), 4);
     }
 }

@@ -78,6 +78,10 @@ pub struct Switches {
     /// When memory synced through git syncs (issue 13): `MEMDIR_TEAM_SYNC`, else `teamSync`
     /// in the user's settings (a project's settings cannot start network traffic).
     pub team_sync: TeamSync,
+    /// How many memories recall offers a model to choose from, the offline ranker's best
+    /// (issue 17); 0 offers all. `MEMDIR_RECALL_SHORTLIST`, else `recallShortlist` in the
+    /// user's settings (what a model is sent is the user's cost, not a project's choice).
+    pub recall_shortlist: u32,
     /// Malformed settings files and unreadable values, each naming the file.
     pub diagnostics: Vec<String>,
 }
@@ -105,6 +109,11 @@ impl TeamSync {
         }
     }
 }
+
+/// How many memories recall offers a model by default. On the labelled set, at 200 memories,
+/// 60 keeps 95% of the relevant ones for a third of the request (40: 93% for a fifth); a
+/// directory of 60 or fewer is offered whole (docs/performance.md).
+pub const DEFAULT_RECALL_SHORTLIST: u32 = 60;
 
 /// The settings files in precedence order: the project's `.claude/settings.local.json`, its
 /// `.claude/settings.json`, then `<config>/settings.json`.
@@ -159,23 +168,38 @@ pub fn resolve(fs: &dyn Fs, env: Env<'_>, project_dir: &str, config_dir: &str) -
         Some(on) => on,
         None => setting("dailyLogEnabled", &mut diagnostics).is_some_and(|(on, _)| on),
     };
+    let user_settings = settings.iter().find(|(path, _)| *path == join(config_dir, "settings.json"));
     let team_sync = match env.get("MEMDIR_TEAM_SYNC") {
         Some(text) => TeamSync::parse(text).unwrap_or_else(|| {
             diagnostics.push(format!("MEMDIR_TEAM_SYNC is {text:?}, not off, manual or auto; manual used"));
             TeamSync::default()
         }),
-        None => {
-            let user = settings.iter().find(|(path, _)| *path == join(config_dir, "settings.json"));
-            match user.and_then(|(path, v)| Some((path, v.get("teamSync")?))) {
-                None => TeamSync::default(),
-                Some((path, value)) => value.as_str().and_then(TeamSync::parse).unwrap_or_else(|| {
-                    diagnostics.push(format!(
-                        "{path}: `teamSync` must be \"off\", \"manual\" or \"auto\", not {value}; manual used"
-                    ));
-                    TeamSync::default()
-                }),
-            }
-        }
+        None => match user_settings.and_then(|(path, v)| Some((path, v.get("teamSync")?))) {
+            None => TeamSync::default(),
+            Some((path, value)) => value.as_str().and_then(TeamSync::parse).unwrap_or_else(|| {
+                diagnostics.push(format!(
+                    "{path}: `teamSync` must be \"off\", \"manual\" or \"auto\", not {value}; manual used"
+                ));
+                TeamSync::default()
+            }),
+        },
+    };
+    let recall_shortlist = match env.get("MEMDIR_RECALL_SHORTLIST") {
+        Some(text) => text.trim().parse().unwrap_or_else(|_| {
+            diagnostics.push(format!(
+                "MEMDIR_RECALL_SHORTLIST is {text:?}, not a count; {DEFAULT_RECALL_SHORTLIST} used"
+            ));
+            DEFAULT_RECALL_SHORTLIST
+        }),
+        None => match user_settings.and_then(|(path, v)| Some((path, v.get("recallShortlist")?))) {
+            None => DEFAULT_RECALL_SHORTLIST,
+            Some((path, value)) => value.as_u64().and_then(|n| u32::try_from(n).ok()).unwrap_or_else(|| {
+                diagnostics.push(format!(
+                    "{path}: `recallShortlist` must be a count, not {value}; {DEFAULT_RECALL_SHORTLIST} used"
+                ));
+                DEFAULT_RECALL_SHORTLIST
+            }),
+        },
     };
     Switches {
         instructions: env.flag("CLAUDE_CODE_DISABLE_CLAUDE_MDS") != Some(true),
@@ -185,6 +209,7 @@ pub fn resolve(fs: &dyn Fs, env: Env<'_>, project_dir: &str, config_dir: &str) -
         team_memory,
         daily_log,
         team_sync,
+        recall_shortlist,
         diagnostics,
     }
 }

@@ -172,7 +172,7 @@ impl Context {
             Backend::Native => Box::new(NativeCore::new(fs)),
             Backend::Component => {
                 if self.runtime.get().is_none() {
-                    let _ = self.runtime.set(ComponentRuntime::load(&self.env)?);
+                    let _ = self.runtime.set(ComponentRuntime::load()?);
                 }
                 Box::new(self.runtime.get().expect("set above").core(fs))
             }

@@ -1,12 +1,13 @@
-//! The memory core as a component in wasmtime: loading (with the compiled-component cache and
+//! The memory core as a component in wasmtime: loading (precompiled, or compiled with the cache and
 //! the import allow-list), instances that are replaced after a trap, and the [`Core`] API.
 
 use crate::bindings::MemoryCore;
 use crate::bindings::exports::memdir::memory as ex;
 use crate::bindings::memdir::memory::types as wit;
+use crate::engine_config::engine_config;
 use crate::error::{Error, Result};
 use crate::fs::SharedFs;
-use crate::{Core, cache, host_fs};
+use crate::{Core, host_fs};
 use memdir_core::budget::{Limits, Totals};
 use memdir_core::check::{CheckReport, Finding, FindingKind, MemoryEvidence, Severity};
 use memdir_core::dates::Conversion;
@@ -26,14 +27,19 @@ use memdir_core::target::Target;
 use memdir_core::team::{self, GitOutput, TeamStep};
 use memdir_core::trash::Trashed;
 use memdir_core::writer::{ForgetReport, Rebuilt, Save, SaveReport, Scope};
+#[cfg(feature = "jit")]
 use std::path::Path;
-use wasmtime::component::{HasSelf, Linker, ResourceTable};
-use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder};
+use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::{Engine, Store, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-/// The component built from `guest/` by `build.rs` (or taken from `MEMDIR_CORE_WASM`).
+/// The component built from `guest/` by `build.rs` (or taken from `MEMDIR_CORE_WASM`): what
+/// other hosts load, and what [`ComponentRuntime::from_wasm`] compiles.
 pub const CORE_WASM: &[u8] = include_bytes!(env!("MEMDIR_CORE_WASM"));
+
+/// [`CORE_WASM`] compiled for this target by `build.rs`.
+const CORE_CWASM: &[u8] = include_bytes!(env!("MEMDIR_CORE_CWASM"));
 
 /// What the component may import: its own host interface, and the WASI interfaces that Rust's
 /// standard library links for its stdio and process exit (given closed stdin, discarded stdout
@@ -85,23 +91,37 @@ pub const WIT_VERSION: &str = "0.2.0";
 /// set of granted roots.
 pub struct ComponentRuntime {
     engine: Engine,
-    component: wasmtime::component::Component,
+    component: Component,
     linker: Linker<HostState>,
     memory_limit: usize,
 }
 
 impl ComponentRuntime {
-    /// Loads the embedded component, with the compiled-component cache that `env` names
-    /// (see [`cache::dir_from_env`]).
-    pub fn load(env: &[(String, String)]) -> Result<Self> {
-        Self::from_wasm(CORE_WASM, cache::dir_from_env(env).as_deref())
+    /// Loads the embedded component, compiled to native code when memdir was built: nothing
+    /// is compiled or hashed here, and no cache is read. Refuses a component whose imports go
+    /// beyond [`ALLOWED_IMPORTS`].
+    pub fn load() -> Result<Self> {
+        let engine = Engine::new(&engine_config(cfg!(windows))).map_err(Error::Load)?;
+        // SAFETY: the bytes are build.rs's `precompile_component` output for this target,
+        // made by the same wasmtime with the same settings ([`engine_config`]) and embedded in this
+        // binary; wasmtime still checks their header, version and settings against `engine`
+        // and the CPU it runs on, and fails rather than running mismatched code.
+        #[allow(unsafe_code)]
+        let component = unsafe { Component::deserialize(&engine, CORE_CWASM) }.map_err(Error::Load)?;
+        Self::with_component(engine, component)
     }
 
-    /// Loads a component from bytes, caching its compiled form in `cache_dir` when given.
+    /// Loads a component from bytes, compiling it (with Cranelift, the `jit` feature) or
+    /// taking its compiled form from `cache_dir` when given.
     /// Refuses a component whose imports go beyond [`ALLOWED_IMPORTS`].
+    #[cfg(feature = "jit")]
     pub fn from_wasm(wasm: &[u8], cache_dir: Option<&Path>) -> Result<Self> {
-        let engine = Engine::new(&Config::new()).map_err(Error::Load)?;
-        let component = cache::load(&engine, wasm, cache_dir).map_err(Error::Load)?;
+        let engine = Engine::new(&engine_config(cfg!(windows))).map_err(Error::Load)?;
+        let component = crate::cache::load(&engine, wasm, cache_dir).map_err(Error::Load)?;
+        Self::with_component(engine, component)
+    }
+
+    fn with_component(engine: Engine, component: Component) -> Result<Self> {
         let component_type = component.component_type();
         let forbidden: Vec<&str> = component_type
             .imports(&engine)
@@ -836,6 +856,7 @@ fn core_switches(s: ex::instructions::Switches) -> Switches {
             ex::instructions::TeamSync::Manual => TeamSync::Manual,
             ex::instructions::TeamSync::Auto => TeamSync::Auto,
         },
+        recall_shortlist: s.recall_shortlist,
         diagnostics: s.diagnostics,
     }
 }

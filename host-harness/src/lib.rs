@@ -8,7 +8,7 @@
 //!
 //! ```no_run
 //! use memdir_harness::{ComponentRuntime, ConfinedFs, Core};
-//! let runtime = ComponentRuntime::load(&[])?;
+//! let runtime = ComponentRuntime::load()?;
 //! let fs = ConfinedFs::new().grant_read("/home/ana/.claude/projects/-home-ana-web/memory")?;
 //! let mut core = runtime.core(fs);
 //! let report = core.scan("/home/ana/.claude/projects/-home-ana-web/memory", 1_770_000_000_000)?;
@@ -17,10 +17,12 @@
 //! ```
 
 mod bindings;
+#[cfg(feature = "jit")]
 pub mod cache;
 pub mod calls;
 pub mod cli;
 mod component;
+mod engine_config;
 pub mod error;
 pub mod fs;
 pub mod git;

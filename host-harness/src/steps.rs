@@ -14,7 +14,7 @@ use memdir_core::model::{ModelCall, Reply, Step};
 /// use memdir_harness::{ComponentRuntime, ConfinedFs, Core, llm, steps::drive};
 ///
 /// let env: Vec<(String, String)> = vec![("HOME".into(), "/home/ana".into())];
-/// let runtime = ComponentRuntime::load(&env)?;
+/// let runtime = ComponentRuntime::load()?;
 /// let mut core = runtime.core(ConfinedFs::new().grant_read("/")?);
 /// let input = recall::Input {
 ///     target: Target::new("/home/ana/web", &env),

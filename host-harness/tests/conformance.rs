@@ -139,7 +139,7 @@ fn main() {
             component.get_or_insert(outcome);
         }
     }
-    let runtime = ComponentRuntime::load(&[]).expect("the component loads");
+    let runtime = ComponentRuntime::load().expect("the component loads");
     let (mut native, mut wasmtime) = ((0, 0), (0, 0));
     for dir in &cases {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();

@@ -290,3 +290,35 @@ fn every_command_has_help_and_bad_arguments_exit_2() {
     assert_eq!(memdir_harness::cli::run(args, vec![], &mut out, &mut err), 2);
     assert!(String::from_utf8(err).unwrap().contains("RFC 3339"));
 }
+
+/// Issue 17, item 5: `memdir bench --selector` measures a labelled set through the core, and a
+/// file that is not one is a clear error.
+#[test]
+fn the_selector_benchmark_reads_a_labelled_set_and_refuses_anything_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = tmp.path().join("set.json");
+    std::fs::write(
+        &set,
+        r#"{"directories": {"d": {"memories": {
+            "feedback_tests.md": {"type": "feedback", "name": "Real Postgres in tests", "description": "Integration tests hit a real Postgres", "body": "Mocks hid a broken migration."},
+            "reference_grafana.md": {"type": "reference", "name": "Grafana", "description": "Latency dashboards", "body": "grafana.internal/d/api"}}}},
+          "requests": [
+            {"dir": "d", "lang": "en", "query": "why are the postgres integration tests slow", "expected": ["feedback_tests.md"]},
+            {"dir": "d", "lang": "en", "query": "rename this variable", "expected": []}]}"#,
+    )
+    .unwrap();
+    let run = |path: &std::path::Path| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let args = ["memdir", "bench", "--selector", "--set", path.to_str().unwrap()].map(String::from);
+        let status = memdir_harness::cli::run(args, vec![], &mut out, &mut err);
+        (status, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+    };
+    let (status, out, err) = run(&set);
+    assert_eq!(status, 0, "{err}");
+    // One relevant memory found and nothing else kept; the nothing-request kept empty.
+    assert!(out.contains("| all (2) | – | 1.00 | 1.00 | 1.00 (1/1) |"), "{out}");
+    std::fs::write(&set, "{\"requests\": 3}").unwrap();
+    let (status, _, err) = run(&set);
+    assert_ne!(status, 0);
+    assert!(err.contains("is not a labelled set"), "{err}");
+}

@@ -381,6 +381,45 @@ fn the_command_adapter_sends_the_request_as_json_on_stdin() {
     assert!(request["user"].as_str().unwrap().contains("- [reference] feedback_testing.md ("));
 }
 
+/// Issue 17, item 3: the model is offered the offline ranker's shortlist, sized by
+/// `MEMDIR_RECALL_SHORTLIST` (0: every memory), and the memories the request names are on it.
+#[test]
+fn the_model_is_offered_the_shortlist_and_zero_offers_every_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memory");
+    std::fs::create_dir(&dir).unwrap();
+    for i in 0..60 {
+        memory(&dir, &format!("reference_note_{i:02}.md"), &format!("Note {i} about the office plants"), "x");
+    }
+    memory(&dir, "reference_kafka.md", "Kafka consumer lag dashboard for the billing topics", "x");
+    let offered = |shortlist: &str| -> Vec<String> {
+        let captured = tmp.path().join(format!("request-{shortlist}.json"));
+        let cmd = format!("cat > {} && echo '{{\"selected_memories\": []}}'", captured.display());
+        for backend in ["native", "component"] {
+            recall_json(
+                &[
+                    "--backend",
+                    backend,
+                    "recall",
+                    "why is kafka lag growing on billing",
+                    "--memory-dir",
+                    dir.to_str().unwrap(),
+                    "--llm",
+                    &format!("command:{cmd}"),
+                    "--json",
+                ],
+                &[("HOME", "/nonexistent"), ("MEMDIR_RECALL_SHORTLIST", shortlist)],
+            );
+        }
+        let request: Value = serde_json::from_str(&std::fs::read_to_string(captured).unwrap()).unwrap();
+        request["user"].as_str().unwrap().lines().filter(|l| l.starts_with("- [")).map(String::from).collect()
+    };
+    let short = offered("8");
+    assert_eq!(short.len(), 8, "{short:#?}");
+    assert!(short.iter().any(|l| l.contains("reference_kafka.md")), "{short:#?}");
+    assert_eq!(offered("0").len(), 61);
+}
+
 #[test]
 fn the_offline_selector_finds_the_labelled_memories() {
     let set: Value = serde_json::from_str(

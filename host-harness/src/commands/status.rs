@@ -26,6 +26,8 @@ struct Json<'a> {
     team_memory: bool,
     daily_log: bool,
     team_sync: memdir_core::switches::TeamSync,
+    /// How many memories recall offers a model (0: all).
+    recall_shortlist: u32,
     memory_dir: &'a str,
     /// The settings file whose `autoMemoryDirectory` set `memory_dir`, when one did.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -58,6 +60,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         team_memory: switches.team_memory,
         daily_log: switches.daily_log,
         team_sync: switches.team_sync,
+        recall_shortlist: switches.recall_shortlist,
         memory_dir: &location.memory_dir,
         memory_dir_setting: location.memory_dir_setting.as_deref(),
         project_root: &location.project_root,
@@ -78,6 +81,10 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         writeln!(out, "daily log:     {}", on(json.daily_log))?;
         let sync = serde_json::to_value(json.team_sync).map_err(std::io::Error::from)?;
         writeln!(out, "team sync:     {}", sync.as_str().unwrap_or_default())?;
+        match json.recall_shortlist {
+            0 => writeln!(out, "shortlist:     all memories offered to a model")?,
+            n => writeln!(out, "shortlist:     the best {n} memories offered to a model")?,
+        }
         match json.memory_dir_setting {
             Some(settings) => {
                 writeln!(out, "memory dir:    {} (autoMemoryDirectory in {settings})", json.memory_dir)?

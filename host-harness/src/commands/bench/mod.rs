@@ -1,6 +1,9 @@
 //! `memdir bench`: times scan + manifest over generated memory directories for the component,
-//! the native core and the Node.js baseline in `bench/node/`, in one run, and prints the ratios
-//! as a Markdown table. A benchmark, not a test: nothing here asserts a time.
+//! the native core and the Node.js baseline in `bench/node/`, then whole `memdir` processes,
+//! then measures recall's choices on the labelled set, in one run, and prints Markdown tables.
+//! A benchmark, not a test: nothing here asserts a time.
+
+mod selector;
 
 use crate::cli::{Context, Failure, Outcome};
 use crate::{ComponentRuntime, ConfinedFs, Core, NativeCore};
@@ -32,6 +35,22 @@ pub struct Args {
     /// 10,000-file git repository (issue 14).
     #[arg(long)]
     pub check: bool,
+    /// The labelled set whose recall choices are measured after the timings: precision,
+    /// recall@5, requests that should select nothing, and the model shortlist (issue 17).
+    #[arg(long, value_name = "SET", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/offline-selector/labelled.json"))]
+    pub set: PathBuf,
+    /// Measure only recall's choices on the set, no timings.
+    #[arg(long, conflicts_with = "no_selector")]
+    pub selector: bool,
+    /// Skip the measurement of recall's choices.
+    #[arg(long)]
+    pub no_selector: bool,
+    /// The shortlist size measured with `--selector`.
+    #[arg(long, default_value_t = memdir_core::switches::DEFAULT_RECALL_SHORTLIST)]
+    pub shortlist: u32,
+    /// Print each labelled request's expected and selected memories.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 const WORDS: &[&str] = &[
@@ -170,27 +189,41 @@ fn time_node(script: &Path, dir: &str, runs: usize, expected: &str) -> Result<(D
     Ok((Duration::from_secs_f64(median_ms / 1000.0), same))
 }
 
-/// Median wall time of the whole `memdir manifest DIR` process, cache warm.
-fn time_process(dir: &str, runs: usize) -> Result<Duration, Failure> {
+/// Median wall time of the whole `memdir --backend BACKEND manifest DIR` process. Both backends
+/// run in turn within each round, so the machine's drift touches both alike.
+fn time_processes(dir: &str, runs: usize) -> Result<(Duration, Duration), Failure> {
     let exe = std::env::current_exe()?;
-    let run = || -> Result<Duration, Failure> {
+    let run = |backend: &str| -> Result<Duration, Failure> {
         let start = Instant::now();
-        let status =
-            Command::new(&exe).args(["manifest", dir]).stdout(std::process::Stdio::null()).status()?;
+        let status = Command::new(&exe)
+            .args(["--backend", backend, "manifest", dir])
+            .stdout(std::process::Stdio::null())
+            .status()?;
         if !status.success() {
-            return Err(Failure { status: 1, message: format!("memdir manifest {dir} failed") });
+            return Err(Failure {
+                status: 1,
+                message: format!("memdir --backend {backend} manifest {dir} failed"),
+            });
         }
         Ok(start.elapsed())
     };
-    run()?;
-    let samples = (0..runs).map(|_| run()).collect::<Result<Vec<_>, _>>()?;
-    Ok(median(samples))
+    run("native")?;
+    run("component")?;
+    let (mut native, mut component) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        native.push(run("native")?);
+        component.push(run("component")?);
+    }
+    Ok((median(native), median(component)))
 }
 
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     if args.check {
         return bench_check(ctx, &args, out, err);
+    }
+    if args.selector {
+        return selector::run(ctx, &args.set, args.shortlist, args.verbose, out, err);
     }
     let temp;
     let root = match &args.keep {
@@ -200,12 +233,12 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
             temp.path().to_path_buf()
         }
     };
-    let runtime = ComponentRuntime::load(ctx.env())?;
+    let runtime = ComponentRuntime::load()?;
     let mut table = String::from(
         "| files | native core (ms) | component (ms) | Node.js (ms) | component / native | Node / component | same manifest |\n\
          |---:|---:|---:|---:|---:|---:|:---:|\n",
     );
-    let mut process_dir = None;
+    let mut process_dirs = Vec::new();
     for &size in &args.sizes {
         let dir = root.join(format!("mem-{size}"));
         if !dir.join("MEMORY.md").exists() {
@@ -236,18 +269,31 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
             ms(component) / ms(native),
             if same { "yes" } else { "NO" }
         );
-        if size == 200 {
-            process_dir = Some(abs);
-        }
+        process_dirs.push((size, abs));
     }
     write!(out, "{table}")?;
-    if let Some(dir) = process_dir {
-        let wall = time_process(&dir, args.runs.max(10))?;
+    // Whole processes: start-up included, the precompiled component against the native core.
+    let empty = root.join("mem-0");
+    std::fs::create_dir_all(&empty)?;
+    writeln!(
+        out,
+        "\n| `memdir manifest`, whole process | native core (ms) | component (ms) | difference (ms) | component / native |\n\
+         |---:|---:|---:|---:|---:|"
+    )?;
+    for (size, dir) in [(0, crate::cli::absolute(&empty)?)].into_iter().chain(process_dirs) {
+        let (native, component) = time_processes(&dir, args.runs.max(15))?;
         writeln!(
             out,
-            "\n`memdir manifest` on 200 files, whole process, compiled-component cache warm: {:.1} ms (median)",
-            ms(wall)
+            "| {size} files | {:.2} | {:.2} | {:+.2} | {:.2}× |",
+            ms(native),
+            ms(component),
+            ms(component) - ms(native),
+            ms(component) / ms(native)
         )?;
+    }
+    if !args.no_selector {
+        writeln!(out)?;
+        selector::run(ctx, &args.set, args.shortlist, args.verbose, out, err)?;
     }
     Ok(())
 }
@@ -323,7 +369,7 @@ fn bench_check(ctx: &Context, args: &Args, out: &mut dyn Write, err: &mut dyn Wr
         env: ctx.env().to_vec(),
         memory_dir: Some(mem.clone()),
     };
-    let runtime = ComponentRuntime::load(ctx.env())?;
+    let runtime = ComponentRuntime::load()?;
     let fs = ConfinedFs::new().grant_read("/")?.grant_write(&mem)?;
     let time = |core: &mut dyn Core| -> Result<(Duration, usize), Failure> {
         let report = core.check(&target, ctx.now_ms(), &git)?;
