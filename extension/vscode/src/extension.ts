@@ -13,6 +13,7 @@ import { registerTools } from "./tools";
 import { MemoriesView } from "./view";
 
 export function activate(context: vscode.ExtensionContext) {
+  const started = performance.now();
   const log = vscode.window.createOutputChannel("memdir", { log: true });
   const workspace = new Workspace(vscode.Uri.joinPath(context.extensionUri, "dist").fsPath, log);
   const view = new MemoriesView(workspace, log);
@@ -78,6 +79,7 @@ export function activate(context: vscode.ExtensionContext) {
   log.info(`memdir: memory directory ${safe(() => workspace.location().memoryDir)}`);
   // The extension builds prompts: a missing MEMORY.md is written now (R6.5).
   log.info(`memdir: ${safe(() => workspace.rebuildIndex() ?? "MEMORY.md needs no rebuilding")}`);
+  log.info(`memdir: activated in ${(performance.now() - started).toFixed(1)} ms`);
 }
 
 /** Copilot's own memory settings: when one is on, agents have two memories to write to. */

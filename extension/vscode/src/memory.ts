@@ -62,7 +62,7 @@ export class Workspace {
     /** The folder this workspace is bound to; undefined: the active one. */
     private readonly folder?: string,
   ) {
-    this.core = typeof core === "string" ? new MemoryCore(core, (m) => log.error(m)) : core;
+    this.core = typeof core === "string" ? new MemoryCore(core, (m) => log.error(m), (m) => log.info(m)) : core;
   }
 
   /**
@@ -299,7 +299,19 @@ export class Workspace {
       offline: ask === undefined,
     };
     const noModel = () => Promise.reject(new Error("no model"));
-    const result = await this.core.recall(readEverything(), input, ask ?? noModel);
+    const started = performance.now();
+    let modelMs = 0;
+    const timed = async (request: ModelRequest) => {
+      const asked = performance.now();
+      try {
+        return await (ask ?? noModel)(request);
+      } finally {
+        modelMs += performance.now() - asked;
+      }
+    };
+    const result = await this.core.recall(readEverything(), input, timed);
+    const ms = (n: number) => n.toFixed(1);
+    this.log.info(`memdir: recall took ${ms(performance.now() - started)} ms, of which the model ${ms(modelMs)} ms`);
     session.json = result.session;
     return result;
   }

@@ -181,10 +181,13 @@ export class MemoryCore {
   constructor(
     private readonly wasmDir: string = defaultWasmDir(),
     private readonly log: (message: string) => void = () => {},
+    /** Where timings go (the end-to-end benchmark reads them from the output channel). */
+    private readonly info: (message: string) => void = () => {},
   ) {}
 
   private instance(): Root {
     if (this.root) return this.root;
+    const started = performance.now();
     // jco keeps the functions it is given at instantiation, so each one looks up the
     // filesystem of the call in progress.
     const hostFs: Record<string, (...args: unknown[]) => unknown> = {};
@@ -205,6 +208,7 @@ export class MemoryCore {
       return module;
     };
     this.root = instantiate(getCoreModule, imports as never);
+    this.info(`memdir: the memory core loaded in ${(performance.now() - started).toFixed(1)} ms`);
     return this.root;
   }
 
