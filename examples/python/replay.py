@@ -99,7 +99,7 @@ def prepare(case_dir: Path, case: dict, core: MemoryCore) -> tuple[CaseDir, list
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode())
     slug = core.call(None, "paths.slug", tmp)
-    names = [("{input}", str(inp)), ("{tmp}", tmp), ("{tmp-slug}", slug), ("{cache}", "/nonexistent-cache")]
+    names = [("{input}", str(inp)), ("{tmp}", tmp), ("{tmp-slug}", slug)]
     subst = lambda s: fill(s, 0, 0, names)  # noqa: E731
     identity = ["-c", "user.name=memdir", "-c", "user.email=memdir@example.invalid", "-c", "init.defaultBranch=main"]
     for args in case.get("git", []):

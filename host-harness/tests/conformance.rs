@@ -88,7 +88,6 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance");
     let bless = std::env::var_os("BLESS").is_some_and(|v| v == "1");
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let cache = tempfile::tempdir().expect("temp dir");
     let mut cases: Vec<PathBuf> = fs::read_dir(&root)
         .expect("tests/conformance exists")
         .map(|e| e.unwrap().path())
@@ -108,7 +107,7 @@ fn main() {
         let mut component: Option<Outcome> = None;
         for backend in ["component", "native"] {
             let log = (backend == "component").then(Log::default);
-            let (outcome, names) = run_case(dir, &case, backend, cache.path(), log.clone());
+            let (outcome, names) = run_case(dir, &case, backend, log.clone());
             if let Some(log) = log {
                 let calls = std::mem::take(&mut *log.lock().unwrap());
                 let verdict = record_script(dir, &case, &names, calls, bless);
@@ -147,9 +146,9 @@ fn main() {
             continue;
         }
         let case: Case = serde_json::from_str(&fs::read_to_string(dir.join("case.json")).unwrap()).unwrap();
-        let native_verdict = replay(dir, &case, cache.path(), |fs, f, a| call_native(&fs, f, a));
+        let native_verdict = replay(dir, &case, |fs, f, a| call_native(&fs, f, a));
         count(&mut native, &name, "native", native_verdict);
-        let wasmtime_verdict = replay(dir, &case, cache.path(), |fs, f, a| runtime.call_json(fs, f, a));
+        let wasmtime_verdict = replay(dir, &case, |fs, f, a| runtime.call_json(fs, f, a));
         count(&mut wasmtime, &name, "wasmtime", wasmtime_verdict);
     }
     println!("\nconformance: {passed} passed, {failed} failed");
@@ -249,12 +248,11 @@ fn record_script(
 fn replay(
     dir: &Path,
     case: &Case,
-    cache: &Path,
     call: impl Fn(memdir_harness::ConfinedFs, &str, &[Value]) -> Result<Value, String>,
 ) -> Result<(), String> {
     let script: Vec<Call> = serde_json::from_str(&fs::read_to_string(dir.join(CALLS)).unwrap())
         .map_err(|e| format!("{CALLS}: {e}"))?;
-    let prepared = prepare(dir, case, cache);
+    let prepared = prepare(dir, case);
     let read = |path: &str| Value::String(fs::read_to_string(prepared.subst(path)).unwrap_or_default());
     let resolve = |v: &Value| map_strings(v, &|s| Value::String(prepared.subst(s)), &read);
     for (i, c) in script.iter().enumerate() {
@@ -317,7 +315,7 @@ type Names = Vec<(String, String)>;
 struct Prepared {
     _tmp: tempfile::TempDir,
     input: PathBuf,
-    /// `{input}`, `{tmp}`, `{tmp-slug}` and `{cache}` with what they stand for, longest first.
+    /// `{input}`, `{tmp}` and `{tmp-slug}` with what they stand for, longest first.
     names: Vec<(&'static str, String)>,
 }
 
@@ -333,7 +331,7 @@ impl Prepared {
     }
 }
 
-fn prepare(dir: &Path, case: &Case, cache: &Path) -> Prepared {
+fn prepare(dir: &Path, case: &Case) -> Prepared {
     let tmp = tempfile::tempdir().expect("temp dir");
     let tmp_path = fs::canonicalize(tmp.path()).unwrap();
     let tmp_str = tmp_path.to_str().unwrap().to_string();
@@ -349,12 +347,7 @@ fn prepare(dir: &Path, case: &Case, cache: &Path) -> Prepared {
         fs::write(path, text).unwrap();
     }
     let tmp_slug = memdir_core::paths::slug(&tmp_str);
-    let names = vec![
-        ("{input}", input_str),
-        ("{tmp}", tmp_str),
-        ("{tmp-slug}", tmp_slug),
-        ("{cache}", cache.to_str().unwrap().to_string()),
-    ];
+    let names = vec![("{input}", input_str), ("{tmp}", tmp_str), ("{tmp-slug}", tmp_slug)];
     let prepared = Prepared { _tmp: tmp, input, names };
     for args in &case.git {
         run_git(&prepared.input, &tmp_path, args.iter().map(|a| prepared.subst(a)));
@@ -373,8 +366,8 @@ fn prepare(dir: &Path, case: &Case, cache: &Path) -> Prepared {
 }
 
 /// Runs the case's commands on `backend`; the calls they make on the core go to `record`.
-fn run_case(dir: &Path, case: &Case, backend: &str, cache: &Path, record: Option<Log>) -> (Outcome, Names) {
-    let prepared = prepare(dir, case, cache);
+fn run_case(dir: &Path, case: &Case, backend: &str, record: Option<Log>) -> (Outcome, Names) {
+    let prepared = prepare(dir, case);
     let input = &prepared.input;
     // Commands run in the case's own directory, so "the current directory" (and what git and
     // the settings say about it) is the same on every machine and in every recorded call.
@@ -382,10 +375,7 @@ fn run_case(dir: &Path, case: &Case, backend: &str, cache: &Path, record: Option
     let subst = |s: &str| prepared.subst(s);
     let mut args = memdir(backend, &case.args);
     args.extend(case.args.iter().map(|a| subst(a)));
-    let mut env: Vec<(String, String)> = vec![
-        ("HOME".into(), subst("{tmp}/home")),
-        ("MEMDIR_CACHE_DIR".into(), cache.to_str().unwrap().into()),
-    ];
+    let mut env: Vec<(String, String)> = vec![("HOME".into(), subst("{tmp}/home"))];
     env.extend(case.env.iter().map(|(k, v)| (k.clone(), subst(v))));
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let status = memdir_harness::cli::run_recorded(args, env.clone(), &mut out, &mut err, record.clone());

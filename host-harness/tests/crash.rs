@@ -13,15 +13,11 @@ const BIN: &str = env!("CARGO_BIN_EXE_memdir");
 
 fn memdir(backend: &str, args: &[&str], crash_after: Option<u32>) -> Output {
     let mut command = Command::new(BIN);
-    command.args(["--backend", backend]).args(args).env("MEMDIR_CACHE_DIR", cache_dir());
+    command.args(["--backend", backend]).args(args);
     if let Some(n) = crash_after {
         command.env("MEMDIR_CRASH_AFTER_CHANGES", n.to_string());
     }
     command.stdin(Stdio::null()).output().unwrap()
-}
-
-fn cache_dir() -> PathBuf {
-    std::env::temp_dir().join("memdir-crash-test-cache")
 }
 
 /// The memory files (not hidden ones) and their contents, `team/` included.
@@ -196,8 +192,6 @@ fn savers_and_forgetters_killed_at_random_lose_no_saved_memory() {
     let dir = tmp.path().join("mem");
     std::fs::create_dir(&dir).unwrap();
     let d = dir.to_str().unwrap();
-    // Warm the compiled-component cache: kills should land in the writes, not the compile.
-    memdir("component", &["check", "--memory-dir", d], None);
     let mut rng = Lcg(0x5eed);
     let mut saved: Vec<String> = Vec::new();
     let mut kills = 0;
@@ -219,7 +213,6 @@ fn savers_and_forgetters_killed_at_random_lose_no_saved_memory() {
                 "--body",
                 &body,
             ])
-            .env("MEMDIR_CACHE_DIR", cache_dir())
             .stdout(Stdio::null())
             .spawn()
             .unwrap();
@@ -263,13 +256,8 @@ fn savers_and_forgetters_killed_at_random_lose_no_saved_memory() {
                 .map(str::to_string)
                 .to_vec(),
         };
-        let mut victim = Command::new(BIN)
-            .args(&victim_args)
-            .env("MEMDIR_CACHE_DIR", cache_dir())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut victim =
+            Command::new(BIN).args(&victim_args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
         std::thread::sleep(std::time::Duration::from_micros(rng.next(40_000)));
         if victim.kill().is_ok() {
             kills += 1;

@@ -7,20 +7,11 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn cache_dir() -> std::path::PathBuf {
-    std::env::temp_dir().join("memdir-disk-errors-cache")
-}
-
-/// Runs `memdir ARGS` with writes over 1 KiB refused by the kernel. The compiled component is
-/// cached by an unlimited run first: the limit is for the memory's writes.
+/// Runs `memdir ARGS` with writes over 1 KiB refused by the kernel.
 fn memdir_limited(args: &[&str]) -> Output {
-    let warm =
-        Command::new(env!("CARGO_BIN_EXE_memdir")).arg("path").env("MEMDIR_CACHE_DIR", cache_dir()).output();
-    assert!(warm.unwrap().status.success());
     Command::new("sh")
         .args(["-c", r#"ulimit -f 2; trap "" XFSZ; exec "$0" "$@""#, env!("CARGO_BIN_EXE_memdir")])
         .args(args)
-        .env("MEMDIR_CACHE_DIR", cache_dir())
         .output()
         .unwrap()
 }

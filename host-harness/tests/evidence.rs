@@ -55,7 +55,6 @@ fn commits_after_the_memory_make_a_citation_changed_on_both_backends() {
         let out = Command::new(env!("CARGO_BIN_EXE_memdir"))
             .args(["--backend", backend, "--now", "2026-03-01T00:00:00Z", "check", "--json"])
             .args(["--cwd", repo.to_str().unwrap(), "--memory-dir", mem.to_str().unwrap()])
-            .env("MEMDIR_CACHE_DIR", tmp.path().join("cache"))
             .output()
             .unwrap();
         let report: serde_json::Value = serde_json::from_slice(&out.stdout)

@@ -12,7 +12,6 @@ fn malformed_lines_get_errors_and_the_server_keeps_serving() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_memdir"))
         .args(["mcp", "--cwd", tmp.path().to_str().unwrap()])
         .env("HOME", tmp.path())
-        .env("MEMDIR_CACHE_DIR", tmp.path().join("cache"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

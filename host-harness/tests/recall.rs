@@ -9,17 +9,11 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Runs the CLI in-process; returns (status, stdout, stderr). The compiled component is cached
-/// across the tests, so the hang bounds below time the model, not a compilation on a loaded
-/// machine.
+/// Runs the CLI in-process; returns (status, stdout, stderr).
 fn memdir(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let mut argv = vec!["memdir".to_string()];
     argv.extend(args.iter().map(|a| a.to_string()));
-    let cache = std::env::temp_dir().join("memdir-recall-test-cache");
-    let mut env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    if !env.iter().any(|(k, _)| k == "MEMDIR_CACHE_DIR") {
-        env.insert(0, ("MEMDIR_CACHE_DIR".into(), cache.to_str().unwrap().into()));
-    }
+    let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let status = memdir_harness::cli::run(argv, env, &mut out, &mut err);
     (status, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
@@ -52,7 +46,7 @@ fn a_session_stops_at_60_kb_and_resumes_after_compaction_on_both_backends() {
         let session = tmp.path().join("session.json");
         let (dir, session) = (dir.to_str().unwrap(), session.to_str().unwrap());
         let home = tmp.path().to_str().unwrap();
-        let env = [("HOME", home), ("MEMDIR_CACHE_DIR", "")];
+        let env = [("HOME", home)];
         let turn = || {
             recall_json(
                 &[

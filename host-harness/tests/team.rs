@@ -28,7 +28,6 @@ impl Person {
             .env("HOME", &self.home)
             .env("MEMDIR_TEAM_MEMORY", "1")
             .env("MEMDIR_HOST_NAME", self.host)
-            .env("MEMDIR_CACHE_DIR", std::env::temp_dir().join("memdir-team-test-cache"))
             .env("GIT_CONFIG_GLOBAL", &self.gitconfig)
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .output()

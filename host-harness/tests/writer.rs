@@ -18,7 +18,6 @@ fn save_process(dir: &Path, name: &str, body: &str) -> Child {
     Command::new(env!("CARGO_BIN_EXE_memdir"))
         .args(["save", "--memory-dir", dir.to_str().unwrap(), "--type", "reference", "--name", name])
         .args(["--description", &format!("notes about {name}"), "--body", body])
-        .env("MEMDIR_CACHE_DIR", dir.parent().unwrap().join("cache"))
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap()
@@ -33,10 +32,6 @@ fn two_processes_saving_100_memories_each_lose_no_index_line() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("memory");
     std::fs::create_dir(&dir).unwrap();
-    // Warm the compiled-component cache so both writers start at once.
-    assert!(save_process(&dir, "warmup", "x").wait().unwrap().success());
-    std::fs::remove_file(dir.join("warmup.md")).unwrap();
-    std::fs::remove_file(dir.join("MEMORY.md")).unwrap();
     let writers: Vec<_> = ["a", "b"]
         .into_iter()
         .map(|who| {

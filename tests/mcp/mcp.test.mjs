@@ -15,8 +15,6 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = path.resolve(repo, process.env.MEMDIR_BIN ?? "target/debug/memdir");
 const version = /^version = "(.+)"$/m.exec(fs.readFileSync(path.join(repo, "Cargo.toml"), "utf8"))[1];
-// One compiled-component cache for every server the tests start.
-const cache = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-mcp-cache-"));
 
 const TOOLS = [
   "memory_check",
@@ -47,7 +45,7 @@ async function connect(w, { env = {}, args = [] } = {}) {
   const transport = new StdioClientTransport({
     command: bin,
     args: ["mcp", "--cwd", w.project, ...args],
-    env: { PATH: process.env.PATH, HOME: w.home, MEMDIR_CACHE_DIR: cache, ...env },
+    env: { PATH: process.env.PATH, HOME: w.home, ...env },
     stderr: "pipe",
   });
   const client = new Client({ name: "memdir-mcp-test", version: "1.0.0" });
@@ -368,7 +366,7 @@ test("team sync: at the start of a session with teamSync auto, on request, and r
   const person = (name) => {
     const home = path.join(root, name);
     fs.mkdirSync(home);
-    const env = { PATH: process.env.PATH, HOME: home, MEMDIR_CACHE_DIR: cache, MEMDIR_TEAM_MEMORY: "1", MEMDIR_HOST_NAME: name,
+    const env = { PATH: process.env.PATH, HOME: home, MEMDIR_TEAM_MEMORY: "1", MEMDIR_HOST_NAME: name,
       GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
     const cli = (...args) => execFileSync(bin, args, { cwd: project, env, encoding: "utf8" });
     const slug = project.replace(/[^A-Za-z0-9]/g, "-");

@@ -144,7 +144,7 @@ function prepare(dir, c) {
   }
   const subst = (s) => s.replaceAll("{input}", input).replaceAll("{tmp}", tmp);
   for (const args of c.git) runGit(input, tmp, args.map(subst));
-  const names = [["{input}", input], ["{tmp}", tmp], ["{tmp-slug}", core.call("paths.slug", undefined, (r) => r.paths.slug(tmp))], ["{cache}", "/nonexistent-cache"]];
+  const names = [["{input}", input], ["{tmp}", tmp], ["{tmp-slug}", core.call("paths.slug", undefined, (r) => r.paths.slug(tmp))]];
   for (const g of c.generate) generate(input, g, names);
   for (const [rel, when] of Object.entries(c.mtimes)) setMtime(path.join(input, rel), parseMtime(when));
   for (const [link, target] of Object.entries(c.symlinks)) fs.symlinkSync(subst(target), path.join(input, link));
