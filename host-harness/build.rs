@@ -78,7 +78,7 @@ fn core_wasm() -> PathBuf {
 /// Compiles the component for the target being built, with no CPU features beyond the
 /// target's baseline (naming the target turns off wasmtime's detection of the build machine's
 /// CPU), so the binary runs on any machine of its target. The runtime engine uses the same
-/// default settings; wasmtime checks the match when it loads the result.
+/// settings (`engine_config`); wasmtime checks the match when it loads the result.
 fn precompile(wasm: &Path, out: &Path) {
     let target = env::var("TARGET").unwrap();
     let bytes = std::fs::read(wasm).unwrap_or_else(|e| panic!("reading {}: {e}", wasm.display()));

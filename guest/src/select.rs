@@ -78,7 +78,6 @@ pub fn shortlist(
     if size == 0 || candidates.len() <= size {
         return candidates;
     }
-    let mut keep = vec![false; candidates.len()];
     let docs = candidates
         .iter()
         .zip(bodies.iter().map(String::as_str).chain(std::iter::repeat("")))
@@ -97,9 +96,13 @@ pub fn shortlist(
         Some(MemoryType::Project) => 2,
         _ => 3,
     };
-    let mut rest: Vec<usize> =
-        (0..candidates.len()).filter(|i| !scored.iter().any(|(_, j)| j == i)).collect();
+    let mut was_scored = vec![false; candidates.len()];
+    for (_, i) in &scored {
+        was_scored[*i] = true;
+    }
+    let mut rest: Vec<usize> = (0..candidates.len()).filter(|i| !was_scored[*i]).collect();
     rest.sort_by_key(kind);
+    let mut keep = vec![false; candidates.len()];
     for i in scored.iter().map(|(_, i)| *i).chain(rest).take(size) {
         keep[i] = true;
     }

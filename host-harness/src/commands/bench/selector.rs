@@ -203,7 +203,7 @@ fn offers(user: &str, file: &str) -> bool {
     user.lines().any(|line| line.split_whitespace().nth(2) == Some(file))
 }
 
-/// Writes the directory's memories and their index, oldest first, one second apart, so that
+/// Writes the directory's memories and their index, oldest first, an hour apart, so that
 /// "newest first" is the order the set lists them in reverse.
 fn write_directory(dir: &Path, set: &Directory) -> Result<(), Failure> {
     std::fs::create_dir_all(dir)?;
