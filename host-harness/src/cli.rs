@@ -84,6 +84,9 @@ enum Command {
     MergeIndex(commands::team::MergeArgs),
     /// Serve the memory to MCP clients over stdio (Zed, Claude Code, Cursor, VS Code).
     Mcp(commands::mcp::Args),
+    /// Register `memdir mcp` with the agents on this machine (Claude Code, Cursor, VS Code, Zed,
+    /// Codex, Gemini, opencode, Windsurf), or check or remove that.
+    Setup(commands::setup::Args),
     /// Write a sample memory directory and show what an agent gets from it.
     Demo(commands::demo::Args),
     /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell).
@@ -278,6 +281,7 @@ pub fn run_recorded(
         Command::Team(a) => commands::team::run(&ctx, a, out),
         Command::MergeIndex(a) => commands::team::merge_index(&ctx, a),
         Command::Mcp(a) => commands::mcp::run(&ctx, a),
+        Command::Setup(a) => commands::setup::run(&ctx, a, out),
         Command::Demo(a) => commands::demo::run(&ctx, a, out),
         Command::Completions(a) => commands::release::completions(a, out),
         Command::Man => commands::release::man(out),

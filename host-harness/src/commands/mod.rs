@@ -17,5 +17,6 @@ pub mod review;
 pub mod save;
 pub mod scan;
 pub mod session;
+pub mod setup;
 pub mod status;
 pub mod team;

@@ -1,0 +1,370 @@
+//! `memdir setup`: registers `memdir mcp` with every agent on the machine (issue 15), shows what
+//! it will change first, and undoes exactly that with `--remove`.
+//!
+//! Each file is edited in place of its one entry (comments and every other key kept), written
+//! atomically, and backed up as `<file>.memdir-backup` the first time memdir is added. Removal
+//! puts the backup back when the file is exactly what setup left; otherwise it takes out the
+//! entry alone, so changes the user or the client made since are kept.
+
+mod clients;
+mod edit;
+
+use crate::cli::{Context, Failure, Outcome};
+use clients::{Client, Dirs};
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Arguments of `memdir setup`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Only this client (repeatable): claude, cursor, vscode, zed, codex, gemini, opencode,
+    /// windsurf. Named clients are set up even when they do not look installed.
+    #[arg(long = "client", value_name = "NAME")]
+    pub clients: Vec<String>,
+    /// Apply without asking.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Print the changes as a diff and write nothing.
+    #[arg(long, conflicts_with_all = ["check"])]
+    pub dry_run: bool,
+    /// Take memdir out of the clients' configuration again.
+    #[arg(long, conflicts_with_all = ["check"])]
+    pub remove: bool,
+    /// Report, per client, whether memdir is registered and whether the server answers.
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// What setup would do to one client's file.
+struct Plan<'a> {
+    client: &'a Client,
+    before: Option<String>,
+    /// The new text; None deletes the file (removal from a file setup created).
+    after: Option<String>,
+    /// Put the backup's bytes back (removal from a file setup left untouched).
+    restores_backup: bool,
+    backup: Backup,
+}
+
+/// What happens to `<file>.memdir-backup`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backup {
+    Keep,
+    /// memdir is first added to an existing file: keep a copy of it.
+    Write,
+    /// memdir is taken out: the backup has done its work.
+    Delete,
+}
+
+/// The suffix of the copy kept of a file before memdir was first added to it.
+const BACKUP_SUFFIX: &str = ".memdir-backup";
+
+pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
+    let dirs = Dirs::from_env(|v| ctx.var(v).map(str::to_string))
+        .ok_or_else(|| Failure::input("setup needs HOME (or USERPROFILE) to find the clients' files"))?;
+    let all = clients::all(&dirs);
+    for name in &args.clients {
+        if !all.iter().any(|c| c.id == name) {
+            let ids: Vec<_> = all.iter().map(|c| c.id).collect();
+            return Err(Failure::input(format!(
+                "no client named {name:?}; the clients are {}",
+                ids.join(", ")
+            )));
+        }
+    }
+    let chosen: Vec<&Client> = if args.clients.is_empty() {
+        all.iter().filter(|c| clients::installed(c, ctx.var("PATH"))).collect()
+    } else {
+        all.iter().filter(|c| args.clients.iter().any(|n| n == c.id)).collect()
+    };
+    if chosen.is_empty() {
+        let names: Vec<_> = all.iter().map(|c| c.title).collect();
+        writeln!(
+            out,
+            "No agents found on this machine (looked for {}). Nothing to do; name one with --client.",
+            names.join(", ")
+        )?;
+        return Ok(());
+    }
+    if args.check {
+        return check(ctx, &chosen, out);
+    }
+    let program = program()?;
+    let mut plans = Vec::new();
+    let mut failed = false;
+    for client in chosen {
+        if client.id == "zed" && !args.remove && dirs.zed_extension().is_dir() {
+            writeln!(
+                out,
+                "{}: skipped: the memdir Zed extension is installed and starts the server",
+                client.title
+            )?;
+            continue;
+        }
+        match plan(client, &program, args.remove) {
+            Ok(Some(plan)) => plans.push(plan),
+            Ok(None) => writeln!(
+                out,
+                "{}: {} ({})",
+                client.title,
+                if args.remove { "not registered" } else { "already registered" },
+                client.file.display()
+            )?,
+            Err(message) => {
+                failed = true;
+                writeln!(out, "{}: {}: {message}", client.title, client.file.display())?;
+            }
+        }
+    }
+    for plan in &plans {
+        let verb = match (&plan.after, args.remove) {
+            (None, _) => "delete (setup created it)",
+            (_, true) if plan.restores_backup => "restore from the backup",
+            (_, true) => "remove memdir from",
+            (_, false) if plan.before.is_none() => "create",
+            (_, false) => "add memdir to",
+        };
+        writeln!(out, "{}: {verb} {}", plan.client.title, plan.client.file.display())?;
+        if args.dry_run {
+            diff(plan.before.as_deref().unwrap_or(""), plan.after.as_deref().unwrap_or(""), out)?;
+        }
+    }
+    if plans.is_empty() || args.dry_run {
+        return finish(failed);
+    }
+    if !args.yes && !confirm(out)? {
+        writeln!(out, "Nothing changed.")?;
+        return finish(failed);
+    }
+    for plan in &plans {
+        apply(plan)
+            .map_err(|e| Failure { status: 1, message: format!("{}: {e}", plan.client.file.display()) })?;
+    }
+    writeln!(
+        out,
+        "Done. {} client(s) {}.",
+        plans.len(),
+        if args.remove { "no longer start memdir" } else { "start `memdir mcp` with this project's memory" }
+    )?;
+    finish(failed)
+}
+
+fn finish(failed: bool) -> Outcome {
+    if failed {
+        Err(Failure { status: 1, message: "some files could not be read; see above".into() })
+    } else {
+        Ok(())
+    }
+}
+
+/// The running binary's absolute path: clients start it without the user's shell PATH.
+fn program() -> Result<String, Failure> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Failure { status: 1, message: format!("the memdir binary: {e}") })?;
+    exe.into_os_string()
+        .into_string()
+        .map_err(|_| Failure { status: 1, message: "the memdir binary's path is not UTF-8".into() })
+}
+
+fn read(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| "not UTF-8 text".into()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The file a path leads to. A configuration file kept in a dotfiles repository and linked into
+/// place is edited where it is, and the link stays.
+fn resolved(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn backup_of(file: &Path) -> PathBuf {
+    let mut name = file.as_os_str().to_owned();
+    name.push(BACKUP_SUFFIX);
+    PathBuf::from(name)
+}
+
+/// What to change in one client's file; None when nothing needs to.
+fn plan<'a>(client: &'a Client, program: &str, remove: bool) -> Result<Option<Plan<'a>>, String> {
+    let before = read(&client.file)?;
+    let place = &client.place;
+    let registered = before.as_deref().map(|t| place.registered(t)).transpose()?.flatten();
+    if !remove {
+        let entry = client.entry(program);
+        if registered.as_ref() == Some(&entry) {
+            return Ok(None);
+        }
+        let after = place.add(before.as_deref(), &entry)?;
+        let backup = if before.is_some() && registered.is_none() { Backup::Write } else { Backup::Keep };
+        return Ok(Some(Plan { client, before, after: Some(after), restores_backup: false, backup }));
+    }
+    let removal = |after, restores_backup| Plan {
+        client,
+        before: before.clone(),
+        after,
+        restores_backup,
+        backup: Backup::Delete,
+    };
+    let (Some(text), Some(entry)) = (before.as_deref(), registered) else { return Ok(None) };
+    // Exactly what setup left: the file as it was before (or no file at all).
+    if let Some(backup) = read(&backup_of(&resolved(&client.file)))?
+        && place.add(Some(&backup), &entry).ok().as_deref() == Some(text)
+    {
+        return Ok(Some(removal(Some(backup), true)));
+    }
+    if place.add(None, &entry).ok().as_deref() == Some(text) {
+        return Ok(Some(removal(None, false)));
+    }
+    Ok(Some(removal(Some(place.remove(text)?), false)))
+}
+
+/// Writes a plan: the backup first (when memdir is first added to an existing file), then the
+/// new text through a temporary file in the same directory, keeping the file's permissions.
+fn apply(plan: &Plan) -> std::io::Result<()> {
+    let file = &resolved(&plan.client.file);
+    let backup = backup_of(file);
+    let Some(after) = &plan.after else {
+        std::fs::remove_file(file)?;
+        return remove_if_present(&backup);
+    };
+    let dir = file.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    if plan.backup == Backup::Write {
+        std::fs::copy(file, &backup)?;
+    }
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(after.as_bytes())?;
+    tmp.as_file().sync_all()?;
+    if let Ok(meta) = std::fs::metadata(file) {
+        tmp.as_file().set_permissions(meta.permissions())?;
+    }
+    tmp.persist(file).map_err(|e| e.error)?;
+    if plan.backup == Backup::Delete {
+        remove_if_present(&backup)?;
+    }
+    Ok(())
+}
+
+fn remove_if_present(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Asks on the terminal; without one, says to pass --yes.
+fn confirm(out: &mut dyn Write) -> Result<bool, Failure> {
+    if !std::io::stdin().is_terminal() {
+        return Err(Failure::input("not a terminal: pass --yes to apply, or --dry-run to see the diff"));
+    }
+    write!(out, "Apply these changes? [y/N] ")?;
+    out.flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
+}
+
+/// A diff of the changed lines, with the unchanged lines around them left out.
+fn diff(before: &str, after: &str, out: &mut dyn Write) -> std::io::Result<()> {
+    let (a, b): (Vec<&str>, Vec<&str>) = (before.lines().collect(), after.lines().collect());
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..].iter().rev().zip(b[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
+    writeln!(out, "  @@ line {} @@", prefix + 1)?;
+    for line in &a[prefix..a.len() - suffix] {
+        writeln!(out, "  -{line}")?;
+    }
+    for line in &b[prefix..b.len() - suffix] {
+        writeln!(out, "  +{line}")?;
+    }
+    Ok(())
+}
+
+/// `--check`: per client, registered or not, and whether what is registered answers an MCP
+/// `initialize`.
+fn check(ctx: &Context, chosen: &[&Client], out: &mut dyn Write) -> Outcome {
+    let mut missing = false;
+    for client in chosen {
+        let registered = read(&client.file)
+            .and_then(|t| t.as_deref().map(|t| client.place.registered(t)).transpose())
+            .map(Option::flatten);
+        let line = match registered {
+            Err(e) => {
+                missing = true;
+                format!("cannot read {}: {e}", client.file.display())
+            }
+            Ok(None) => {
+                missing = true;
+                format!("not registered ({})", client.file.display())
+            }
+            Ok(Some(entry)) => match Client::command_of(&entry) {
+                None => {
+                    missing = true;
+                    "registered, but the entry has no command".into()
+                }
+                Some((program, args)) => match probe(ctx, &program, &args) {
+                    Ok(version) => format!("registered; the server answers ({version})"),
+                    Err(e) => {
+                        missing = true;
+                        format!("registered, but the server does not answer: {e}")
+                    }
+                },
+            },
+        };
+        writeln!(out, "{}: {line}", client.title)?;
+    }
+    if missing { Err(Failure { status: 1, message: String::new() }) } else { Ok(()) }
+}
+
+/// How long `--check` waits for a server's `initialize` answer.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Starts the server as the client would and asks it to initialize; its name and version.
+fn probe(ctx: &Context, program: &str, args: &[String]) -> Result<String, String> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(program)
+        .args(args)
+        .env_clear()
+        .envs(ctx.env().iter().cloned())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("{program}: {e}"))?;
+    let request = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": { "name": "memdir-setup-check", "version": env!("CARGO_PKG_VERSION") }
+        }
+    });
+    let mut stdin = child.stdin.take().expect("piped");
+    let stdout = child.stdout.take().expect("piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Ok(reply) = serde_json::from_str::<serde_json::Value>(&line)
+                && reply.get("id") == Some(&serde_json::json!(1))
+            {
+                let _ = tx.send(reply);
+                break;
+            }
+        }
+    });
+    let sent = writeln!(stdin, "{request}").and_then(|_| stdin.flush());
+    let reply = rx.recv_timeout(PROBE_TIMEOUT);
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    sent.map_err(|e| format!("writing to it: {e}"))?;
+    let reply = reply.map_err(|_| format!("no answer within {} s", PROBE_TIMEOUT.as_secs()))?;
+    let info = &reply["result"]["serverInfo"];
+    match (info["name"].as_str(), info["version"].as_str()) {
+        (Some(name), Some(version)) => Ok(format!("{name} {version}")),
+        _ => Err(format!("an unexpected answer: {reply}")),
+    }
+}

@@ -1,0 +1,229 @@
+//! The agents `memdir setup` knows: where each keeps its user-scope MCP servers, in what
+//! format, the entry it expects, and how to tell it is installed. Formats are checked against
+//! each client's own documentation (docs/mcp.md lists the sources).
+
+use super::edit::{Format, Place};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// One client.
+#[derive(Debug)]
+pub struct Client {
+    /// What `--client` takes.
+    pub id: &'static str,
+    /// How output names it.
+    pub title: &'static str,
+    pub place: Place,
+    /// Its configuration file.
+    pub file: PathBuf,
+    /// Directories whose presence means the client has been installed or run.
+    pub marks: Vec<PathBuf>,
+    /// Executables on PATH that mean the same.
+    pub executables: &'static [&'static str],
+    shape: Shape,
+}
+
+/// How a client spells a stdio server.
+#[derive(Debug, Clone, Copy)]
+enum Shape {
+    /// `{"command", "args"}`.
+    Plain,
+    /// `{"type": "stdio", "command", "args"}`.
+    Typed,
+    /// `{"command", "args", "env": {}}`: Claude Code and Zed (whose `"source": "custom"` is
+    /// deprecated; Zed's settings migration drops it).
+    WithEnv,
+    /// Claude Code: `{"type": "stdio", "command", "args", "env": {}}`, as `claude mcp add` writes.
+    Claude,
+    /// opencode: `{"type": "local", "command": [program, args…], "enabled": true}`.
+    Opencode,
+}
+
+impl Client {
+    /// The entry that starts `program mcp`.
+    pub fn entry(&self, program: &str) -> Value {
+        match self.shape {
+            Shape::Plain => json!({ "command": program, "args": ["mcp"] }),
+            Shape::Typed => json!({ "type": "stdio", "command": program, "args": ["mcp"] }),
+            Shape::WithEnv => json!({ "command": program, "args": ["mcp"], "env": {} }),
+            Shape::Claude => json!({ "type": "stdio", "command": program, "args": ["mcp"], "env": {} }),
+            Shape::Opencode => json!({ "type": "local", "command": [program, "mcp"], "enabled": true }),
+        }
+    }
+
+    /// The program and arguments a registered entry starts, in any of the shapes.
+    pub fn command_of(entry: &Value) -> Option<(String, Vec<String>)> {
+        let strings = |v: &Value| -> Option<Vec<String>> {
+            v.as_array()?.iter().map(|s| s.as_str().map(str::to_string)).collect()
+        };
+        match entry.get("command")? {
+            Value::String(program) => {
+                let args = entry.get("args").map(strings).unwrap_or(Some(Vec::new()))?;
+                Some((program.clone(), args))
+            }
+            command => {
+                let mut all = strings(command)?;
+                (!all.is_empty()).then(|| (all.remove(0), all))
+            }
+        }
+    }
+}
+
+/// Where the user's files are, from the environment the command was given.
+pub struct Dirs {
+    pub home: PathBuf,
+    /// `$XDG_CONFIG_HOME`, else `~/.config` (where Zed and opencode look on every Unix).
+    pub xdg_config: PathBuf,
+    /// Where VS Code keeps its user profile's parent: `~/.config` on Linux, `~/Library/Application
+    /// Support` on macOS, `%APPDATA%` on Windows.
+    pub app_config: PathBuf,
+    /// `$XDG_DATA_HOME`, else `~/.local/share` (where Zed installs extensions on Linux).
+    pub xdg_data: PathBuf,
+    pub codex_home: PathBuf,
+    pub claude_config: Option<PathBuf>,
+    /// `$GEMINI_CLI_HOME`, which replaces the home directory for Gemini CLI.
+    pub gemini_home: PathBuf,
+}
+
+impl Dirs {
+    /// From `HOME` (or `USERPROFILE`) and the variables that move each client's directory.
+    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Option<Dirs> {
+        let home = PathBuf::from(var("HOME").or_else(|| var("USERPROFILE"))?);
+        let xdg_config = var("XDG_CONFIG_HOME").map(PathBuf::from).unwrap_or_else(|| home.join(".config"));
+        let app_config = if cfg!(windows) {
+            var("APPDATA").map(PathBuf::from).unwrap_or_else(|| home.join("AppData/Roaming"))
+        } else if cfg!(target_os = "macos") {
+            home.join("Library/Application Support")
+        } else {
+            xdg_config.clone()
+        };
+        Some(Dirs {
+            xdg_data: var("XDG_DATA_HOME").map(PathBuf::from).unwrap_or_else(|| home.join(".local/share")),
+            gemini_home: var("GEMINI_CLI_HOME").map(PathBuf::from).unwrap_or_else(|| home.clone()),
+            codex_home: var("CODEX_HOME").map(PathBuf::from).unwrap_or_else(|| home.join(".codex")),
+            claude_config: var("CLAUDE_CONFIG_DIR").map(PathBuf::from),
+            xdg_config,
+            app_config,
+            home,
+        })
+    }
+
+    /// Where Zed installs extensions; the memdir extension there starts the server itself.
+    pub fn zed_extension(&self) -> PathBuf {
+        let data = if cfg!(windows) {
+            self.app_config.parent().unwrap_or(&self.app_config).join("Local/Zed")
+        } else if cfg!(target_os = "macos") {
+            self.home.join("Library/Application Support/Zed")
+        } else {
+            self.xdg_data.join("zed")
+        };
+        data.join("extensions/installed/memdir")
+    }
+
+    fn zed_settings(&self) -> PathBuf {
+        if cfg!(windows) {
+            self.app_config.join("Zed/settings.json")
+        } else {
+            self.xdg_config.join("zed/settings.json")
+        }
+    }
+}
+
+const JSON: Format = Format::Json;
+
+/// Every client, in the order output lists them.
+pub fn all(dirs: &Dirs) -> Vec<Client> {
+    let home = &dirs.home;
+    let claude_dir = dirs.claude_config.clone().unwrap_or_else(|| home.join(".claude"));
+    let claude_file = dirs.claude_config.as_ref().unwrap_or(home).join(".claude.json");
+    let vscode_user = dirs.app_config.join("Code/User");
+    vec![
+        Client {
+            id: "claude",
+            title: "Claude Code",
+            place: Place { format: JSON, servers: &["mcpServers"] },
+            marks: vec![claude_dir, claude_file.clone()],
+            file: claude_file,
+            executables: &["claude"],
+            shape: Shape::Claude,
+        },
+        Client {
+            id: "cursor",
+            title: "Cursor",
+            place: Place { format: JSON, servers: &["mcpServers"] },
+            file: home.join(".cursor/mcp.json"),
+            marks: vec![home.join(".cursor")],
+            executables: &["cursor"],
+            shape: Shape::Plain,
+        },
+        Client {
+            id: "vscode",
+            title: "VS Code",
+            place: Place { format: JSON, servers: &["servers"] },
+            file: vscode_user.join("mcp.json"),
+            marks: vec![vscode_user],
+            executables: &["code"],
+            shape: Shape::Typed,
+        },
+        Client {
+            id: "zed",
+            title: "Zed",
+            place: Place { format: JSON, servers: &["context_servers"] },
+            file: dirs.zed_settings(),
+            marks: vec![dirs.zed_settings().parent().map(PathBuf::from).unwrap_or_default()],
+            executables: &["zed", "zeditor"],
+            shape: Shape::WithEnv,
+        },
+        Client {
+            id: "codex",
+            title: "Codex CLI",
+            place: Place { format: Format::Toml, servers: &["mcp_servers"] },
+            file: dirs.codex_home.join("config.toml"),
+            marks: vec![dirs.codex_home.clone()],
+            executables: &["codex"],
+            shape: Shape::Plain,
+        },
+        Client {
+            id: "gemini",
+            title: "Gemini CLI",
+            place: Place { format: JSON, servers: &["mcpServers"] },
+            file: dirs.gemini_home.join(".gemini/settings.json"),
+            marks: vec![dirs.gemini_home.join(".gemini")],
+            executables: &["gemini"],
+            shape: Shape::Plain,
+        },
+        Client {
+            id: "opencode",
+            title: "opencode",
+            place: Place { format: JSON, servers: &["mcp"] },
+            file: dirs.xdg_config.join("opencode/opencode.json"),
+            marks: vec![dirs.xdg_config.join("opencode")],
+            executables: &["opencode"],
+            shape: Shape::Opencode,
+        },
+        Client {
+            id: "windsurf",
+            title: "Windsurf",
+            place: Place { format: JSON, servers: &["mcpServers"] },
+            file: home.join(".codeium/windsurf/mcp_config.json"),
+            marks: vec![home.join(".codeium/windsurf")],
+            executables: &["windsurf"],
+            shape: Shape::Plain,
+        },
+    ]
+}
+
+/// Whether the client looks installed: one of its directories exists, or its program is on
+/// `path` (the PATH variable's value).
+pub fn installed(client: &Client, path: Option<&str>) -> bool {
+    if client.marks.iter().any(|m| m.exists()) {
+        return true;
+    }
+    let Some(path) = path else { return false };
+    std::env::split_paths(path).any(|dir| {
+        client.executables.iter().any(|exe| {
+            let candidate = dir.join(exe);
+            candidate.is_file() || (cfg!(windows) && dir.join(format!("{exe}.exe")).is_file())
+        })
+    })
+}

@@ -1,0 +1,286 @@
+//! Adding and removing one server entry in a client's configuration file, keeping every other
+//! key, the comments and the layout: JSON and JSONC through a concrete syntax tree
+//! (jsonc-parser), TOML through toml_edit.
+
+use jsonc_parser::ParseOptions;
+use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
+use serde_json::Value;
+
+/// The name the server is registered under.
+pub const NAME: &str = "memdir";
+
+/// How a client's configuration file is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// JSON; comments and trailing commas are kept where the client allows them (JSONC).
+    Json,
+    /// TOML.
+    Toml,
+}
+
+/// Where in a file the servers live: the format and the keys of the table of servers.
+#[derive(Debug, Clone, Copy)]
+pub struct Place {
+    pub format: Format,
+    pub servers: &'static [&'static str],
+}
+
+impl Place {
+    /// The entry registered as `memdir`, if any.
+    pub fn registered(&self, text: &str) -> Result<Option<Value>, String> {
+        match self.format {
+            Format::Json => {
+                let root = parse_json(text)?;
+                let Some(servers) = json_servers(&root, self.servers, false)? else { return Ok(None) };
+                Ok(servers.get(NAME).and_then(|p| p.value()).and_then(|v| v.to_serde_value()))
+            }
+            Format::Toml => {
+                let doc = parse_toml(text)?;
+                let Some(servers) = toml_servers(&doc, self.servers) else { return Ok(None) };
+                Ok(servers.get(NAME).map(toml_to_json))
+            }
+        }
+    }
+
+    /// `text` (None: no file yet) with `entry` registered as `memdir`, replacing an older one.
+    pub fn add(&self, text: Option<&str>, entry: &Value) -> Result<String, String> {
+        match self.format {
+            Format::Json => {
+                let root = parse_json(text.unwrap_or(""))?;
+                let servers = json_servers(&root, self.servers, true)?.expect("created");
+                match servers.get(NAME) {
+                    Some(prop) => prop.set_value(to_cst(entry)),
+                    None => {
+                        servers.append(NAME, to_cst(entry));
+                    }
+                }
+                let mut out = root.to_string();
+                if text.is_none() && !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                Ok(out)
+            }
+            Format::Toml => {
+                let mut doc = parse_toml(text.unwrap_or(""))?;
+                let mut table = doc.as_table_mut();
+                for key in self.servers {
+                    let item = table.entry(key).or_insert_with(|| {
+                        let mut t = toml_edit::Table::new();
+                        // `[mcp_servers.memdir]` alone, without an empty `[mcp_servers]` header.
+                        t.set_implicit(true);
+                        toml_edit::Item::Table(t)
+                    });
+                    table = item
+                        .as_table_mut()
+                        .ok_or_else(|| format!("`{key}` is not a table; fix the file by hand"))?;
+                }
+                table.insert(NAME, toml_edit::Item::Table(json_to_toml_table(entry)?));
+                Ok(doc.to_string())
+            }
+        }
+    }
+
+    /// `text` without the `memdir` entry. A table of servers that setup made and that is now
+    /// empty goes too (TOML knows it made it: the table is implicit).
+    pub fn remove(&self, text: &str) -> Result<String, String> {
+        match self.format {
+            Format::Json => {
+                let root = parse_json(text)?;
+                if let Some(prop) = json_servers(&root, self.servers, false)?.and_then(|s| s.get(NAME)) {
+                    prop.remove();
+                }
+                Ok(root.to_string())
+            }
+            Format::Toml => {
+                let mut doc = parse_toml(text)?;
+                remove_toml(doc.as_table_mut(), self.servers);
+                Ok(doc.to_string())
+            }
+        }
+    }
+}
+
+fn parse_json(text: &str) -> Result<CstRootNode, String> {
+    CstRootNode::parse(text, &ParseOptions::default()).map_err(|e| format!("not valid JSON: {e}"))
+}
+
+/// The object at `keys` under the root; with `create`, made where missing.
+fn json_servers(root: &CstRootNode, keys: &[&str], create: bool) -> Result<Option<CstObject>, String> {
+    let mut object = match (root.object_value(), create) {
+        (Some(o), _) => o,
+        (None, true) if root.value().is_none() => root.object_value_or_set(),
+        (None, true) => return Err("the file holds something other than an object".into()),
+        (None, false) => return Ok(None),
+    };
+    for key in keys {
+        object = match object.get(key) {
+            Some(prop) => match prop.object_value() {
+                Some(o) => o,
+                None => return Err(format!("\"{key}\" is not an object; fix the file by hand")),
+            },
+            None if create => object.object_value_or_set(key),
+            None => return Ok(None),
+        };
+    }
+    Ok(Some(object))
+}
+
+fn to_cst(value: &Value) -> CstInputValue {
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(*b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s.clone()),
+        Value::Array(items) => CstInputValue::Array(items.iter().map(to_cst).collect()),
+        Value::Object(map) => {
+            CstInputValue::Object(in_reading_order(map).map(|(k, v)| (k.clone(), to_cst(v))).collect())
+        }
+    }
+}
+
+/// An entry's keys as people write them (type, command, args, env first), not alphabetically.
+fn in_reading_order(map: &serde_json::Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
+    const FIRST: [&str; 5] = ["type", "command", "args", "env", "enabled"];
+    let rank = |k: &str| FIRST.iter().position(|f| *f == k).unwrap_or(FIRST.len());
+    let mut entries: Vec<_> = map.iter().collect();
+    entries.sort_by_key(|(k, _)| rank(k));
+    entries.into_iter()
+}
+
+fn parse_toml(text: &str) -> Result<toml_edit::DocumentMut, String> {
+    text.parse::<toml_edit::DocumentMut>().map_err(|e| format!("not valid TOML: {}", e.message()))
+}
+
+fn toml_servers<'a>(doc: &'a toml_edit::DocumentMut, keys: &[&str]) -> Option<&'a toml_edit::Table> {
+    let mut table = doc.as_table();
+    for key in keys {
+        table = table.get(key)?.as_table()?;
+    }
+    Some(table)
+}
+
+fn remove_toml(table: &mut toml_edit::Table, keys: &[&str]) {
+    match keys.split_first() {
+        None => {
+            table.remove(NAME);
+        }
+        Some((key, rest)) => {
+            let Some(inner) = table.get_mut(key).and_then(|i| i.as_table_mut()) else { return };
+            remove_toml(inner, rest);
+            if inner.is_empty() && inner.is_implicit() {
+                table.remove(key);
+            }
+        }
+    }
+}
+
+fn json_to_toml_table(entry: &Value) -> Result<toml_edit::Table, String> {
+    let Value::Object(map) = entry else { return Err("a server entry is a table".into()) };
+    let mut table = toml_edit::Table::new();
+    for (key, value) in in_reading_order(map) {
+        table.insert(key, toml_edit::Item::Value(json_to_toml(value)?));
+    }
+    Ok(table)
+}
+
+fn json_to_toml(value: &Value) -> Result<toml_edit::Value, String> {
+    Ok(match value {
+        Value::Bool(b) => (*b).into(),
+        Value::String(s) => s.as_str().into(),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => i.into(),
+            None => n.as_f64().unwrap_or_default().into(),
+        },
+        Value::Array(items) => {
+            toml_edit::Value::Array(items.iter().map(json_to_toml).collect::<Result<_, _>>()?)
+        }
+        Value::Object(map) => {
+            let mut inline = toml_edit::InlineTable::new();
+            for (k, v) in map {
+                inline.insert(k, json_to_toml(v)?);
+            }
+            toml_edit::Value::InlineTable(inline)
+        }
+        Value::Null => return Err("TOML has no null".into()),
+    })
+}
+
+fn toml_to_json(item: &toml_edit::Item) -> Value {
+    match item {
+        toml_edit::Item::Value(v) => toml_value_to_json(v),
+        toml_edit::Item::Table(t) => {
+            Value::Object(t.iter().map(|(k, v)| (k.to_string(), toml_to_json(v))).collect())
+        }
+        _ => Value::Null,
+    }
+}
+
+fn toml_value_to_json(value: &toml_edit::Value) -> Value {
+    use toml_edit::Value as T;
+    match value {
+        T::String(s) => Value::String(s.value().clone()),
+        T::Integer(i) => (*i.value()).into(),
+        T::Float(f) => serde_json::Number::from_f64(*f.value()).map(Value::Number).unwrap_or(Value::Null),
+        T::Boolean(b) => Value::Bool(*b.value()),
+        T::Datetime(d) => Value::String(d.value().to_string()),
+        T::Array(a) => Value::Array(a.iter().map(toml_value_to_json).collect()),
+        T::InlineTable(t) => {
+            Value::Object(t.iter().map(|(k, v)| (k.to_string(), toml_value_to_json(v))).collect())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const JSONC: Place = Place { format: Format::Json, servers: &["mcpServers"] };
+    const TOML: Place = Place { format: Format::Toml, servers: &["mcp_servers"] };
+
+    fn entry() -> Value {
+        json!({ "command": "/opt/memdir", "args": ["mcp"] })
+    }
+
+    #[test]
+    fn jsonc_keeps_comments_and_other_keys_and_removal_is_the_inverse() {
+        let before = "{\n  // the theme\n  \"theme\": \"dark\", /* trailing */\n  \"mcpServers\": {\n    \"other\": { \"command\": \"x\" },\n  },\n}\n";
+        let after = JSONC.add(Some(before), &entry()).unwrap();
+        assert!(after.contains("// the theme") && after.contains("/* trailing */"), "{after}");
+        assert!(after.contains("\"other\""), "{after}");
+        assert_eq!(JSONC.registered(&after).unwrap(), Some(entry()));
+        assert_eq!(JSONC.add(Some(&after), &entry()).unwrap(), after, "a second add changes nothing");
+        assert_eq!(JSONC.registered(&JSONC.remove(&after).unwrap()).unwrap(), None);
+    }
+
+    #[test]
+    fn json_is_created_when_missing_and_a_stale_entry_is_replaced() {
+        let made = JSONC.add(None, &entry()).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&made).unwrap(),
+            json!({ "mcpServers": { "memdir": entry() } })
+        );
+        let moved = json!({ "command": "/new/memdir", "args": ["mcp"] });
+        let replaced = JSONC.add(Some(&made), &moved).unwrap();
+        assert_eq!(JSONC.registered(&replaced).unwrap(), Some(moved));
+    }
+
+    #[test]
+    fn json_that_is_not_an_object_is_refused() {
+        assert!(JSONC.add(Some("[1, 2]"), &entry()).unwrap_err().contains("other than an object"));
+        assert!(JSONC.add(Some("{\"mcpServers\": 3}"), &entry()).unwrap_err().contains("not an object"));
+        assert!(JSONC.add(Some("{\"a\": "), &entry()).unwrap_err().contains("not valid JSON"));
+    }
+
+    #[test]
+    fn toml_keeps_comments_and_removal_restores_the_bytes() {
+        let before = "# my settings\nmodel = \"o3\" # inline\n\n[mcp_servers.other]\ncommand = \"x\"\n";
+        let after = TOML.add(Some(before), &entry()).unwrap();
+        assert!(after.contains("[mcp_servers.memdir]"), "{after}");
+        assert_eq!(TOML.registered(&after).unwrap(), Some(entry()));
+        assert_eq!(TOML.remove(&after).unwrap(), before);
+        let fresh = "# only comments\n";
+        assert_eq!(TOML.remove(&TOML.add(Some(fresh), &entry()).unwrap()).unwrap(), fresh);
+        assert!(TOML.add(Some("mcp_servers = 3"), &entry()).unwrap_err().contains("not a table"));
+    }
+}

@@ -1,0 +1,188 @@
+//! `memdir setup` (issue 15) for every client it knows, in a throwaway HOME: each file gets the
+//! entry its client documents, at the key it reads, a second run changes nothing, and
+//! `--remove` leaves every file byte for byte as it was. The real-client half (Gemini CLI and
+//! Codex CLI reading what setup wrote) is `tests/clients/clients.test.mjs`.
+
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn memdir(home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memdir"))
+        .args(args)
+        .env_clear()
+        .env("HOME", home)
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// Each client's file under HOME (Linux layout), the key path of its servers, and its entry.
+fn expected(program: &str) -> Vec<(&'static str, &'static str, Vec<&'static str>, Value)> {
+    let plain = json!({ "command": program, "args": ["mcp"] });
+    vec![
+        (
+            "claude",
+            ".claude.json",
+            vec!["mcpServers", "memdir"],
+            json!({ "type": "stdio", "command": program, "args": ["mcp"], "env": {} }),
+        ),
+        ("cursor", ".cursor/mcp.json", vec!["mcpServers", "memdir"], plain.clone()),
+        (
+            "vscode",
+            ".config/Code/User/mcp.json",
+            vec!["servers", "memdir"],
+            json!({ "type": "stdio", "command": program, "args": ["mcp"] }),
+        ),
+        (
+            "zed",
+            ".config/zed/settings.json",
+            vec!["context_servers", "memdir"],
+            json!({ "command": program, "args": ["mcp"], "env": {} }),
+        ),
+        ("gemini", ".gemini/settings.json", vec!["mcpServers", "memdir"], plain.clone()),
+        (
+            "opencode",
+            ".config/opencode/opencode.json",
+            vec!["mcp", "memdir"],
+            json!({ "type": "local", "command": [program, "mcp"], "enabled": true }),
+        ),
+        ("windsurf", ".codeium/windsurf/mcp_config.json", vec!["mcpServers", "memdir"], plain),
+    ]
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn every_json_client_gets_its_documented_entry_and_removal_restores_every_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let program = std::fs::canonicalize(env!("CARGO_BIN_EXE_memdir")).unwrap();
+    let program = program.to_str().unwrap();
+    let mut originals = Vec::new();
+    for (i, (_, file, _, _)) in expected(program).iter().enumerate() {
+        let path = home.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        // Half the files exist with the user's own keys (and a comment where JSONC allows it);
+        // the others do not exist yet.
+        if i % 2 == 0 {
+            let comment = if *file == ".claude.json" { "" } else { "  // mine\n" };
+            let original = format!("{{\n{comment}  \"numStartups\": 3\n}}\n");
+            std::fs::write(&path, &original).unwrap();
+            originals.push((path, Some(original)));
+        } else {
+            originals.push((path, None));
+        }
+    }
+    let out = memdir(home, &["setup", "--yes"]);
+    assert!(out.status.success(), "{}", text(&out));
+    for (client, file, keys, entry) in expected(program) {
+        let written = std::fs::read_to_string(home.join(file)).unwrap();
+        let parsed: Value = jsonc_value(&written);
+        let mut at = &parsed;
+        for key in &keys {
+            at = &at[key];
+        }
+        assert_eq!(at, &entry, "{client}: {written}");
+    }
+    let again = memdir(home, &["setup", "--yes"]);
+    assert!(text(&again).matches("already registered").count() >= 7, "{}", text(&again));
+
+    let removed = memdir(home, &["setup", "--remove", "--yes"]);
+    assert!(removed.status.success(), "{}", text(&removed));
+    for (path, original) in originals {
+        match original {
+            Some(bytes) => assert_eq!(std::fs::read_to_string(&path).unwrap(), bytes, "{}", path.display()),
+            None => assert!(!path.exists(), "{} was created by setup and should be gone", path.display()),
+        }
+    }
+}
+
+/// JSON with `//` comments, as the clients read it.
+fn jsonc_value(text: &str) -> Value {
+    let stripped: String =
+        text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    serde_json::from_str(&stripped).unwrap()
+}
+
+#[test]
+fn broken_files_and_unknown_clients_are_refused_with_the_file_named_and_nothing_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let settings = home.join(".gemini/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, "{ \"ui\": ").unwrap();
+    let out = memdir(home, &["setup", "--client", "gemini", "--yes"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("settings.json: not valid JSON"), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ \"ui\": ");
+
+    let out = memdir(home, &["setup", "--client", "emacs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("no client named \"emacs\"; the clients are claude, cursor"),
+        "{}",
+        text(&out)
+    );
+
+    // Without a terminal and without --yes, nothing is written.
+    let out = memdir(home, &["setup", "--client", "cursor"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("pass --yes"), "{}", text(&out));
+    assert!(!home.join(".cursor/mcp.json").exists());
+}
+
+#[test]
+fn check_reports_a_registered_server_that_does_not_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let file = home.join(".cursor/mcp.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &file,
+        r#"{"mcpServers": {"memdir": {"command": "/nonexistent/memdir", "args": ["mcp"]}}}"#,
+    )
+    .unwrap();
+    let out = memdir(home, &["setup", "--client", "cursor", "--check"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("Cursor: registered, but the server does not answer: /nonexistent/memdir"),
+        "{}",
+        text(&out)
+    );
+    let out = memdir(home, &["setup", "--client", "windsurf", "--check"]);
+    assert!(text(&out).contains("Windsurf: not registered"), "{}", text(&out));
+}
+
+#[test]
+fn zed_is_left_to_the_extension_when_it_is_installed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    std::fs::create_dir_all(home.join(".local/share/zed/extensions/installed/memdir")).unwrap();
+    if cfg!(target_os = "linux") {
+        let out = memdir(home, &["setup", "--client", "zed", "--yes"]);
+        assert!(text(&out).contains("Zed: skipped: the memdir Zed extension is installed"), "{}", text(&out));
+        assert!(!home.join(".config/zed/settings.json").exists());
+    }
+}
+
+#[test]
+#[cfg(unix)]
+fn a_linked_configuration_file_stays_a_link_and_its_target_is_edited() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let dotfiles = home.join("dotfiles/cursor-mcp.json");
+    std::fs::create_dir_all(dotfiles.parent().unwrap()).unwrap();
+    std::fs::write(&dotfiles, "{}\n").unwrap();
+    std::fs::create_dir_all(home.join(".cursor")).unwrap();
+    std::os::unix::fs::symlink(&dotfiles, home.join(".cursor/mcp.json")).unwrap();
+    let out = memdir(home, &["setup", "--client", "cursor", "--yes"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(std::fs::symlink_metadata(home.join(".cursor/mcp.json")).unwrap().file_type().is_symlink());
+    assert!(std::fs::read_to_string(&dotfiles).unwrap().contains("\"memdir\""));
+    memdir(home, &["setup", "--client", "cursor", "--remove", "--yes"]);
+    assert_eq!(std::fs::read_to_string(&dotfiles).unwrap(), "{}\n");
+}
