@@ -50,8 +50,23 @@ async function connect(w, { env = {}, args = [] } = {}) {
   });
   const client = new Client({ name: "memdir-mcp-test", version: "1.0.0" });
   await client.connect(transport);
+  // With the tools listed, the SDK checks every result's structuredContent against the tool's
+  // outputSchema (and fails a result that has none); `answered` records which tools passed.
+  await client.listTools();
+  const call = client.callTool.bind(client);
+  client.callTool = async (params, ...rest) => {
+    const result = await call(params, ...rest);
+    if (!result.isError) {
+      assert.ok(result.structuredContent, `${params.name} returned no structuredContent`);
+      answered.add(params.name);
+    }
+    return result;
+  };
   return client;
 }
+
+/** The tools whose structured answers the SDK validated, across the whole suite. */
+const answered = new Set();
 
 /** The text of a tool result. */
 const text = (result) => result.content.map((c) => c.text).join("\n");
@@ -72,6 +87,11 @@ function tree(dir) {
   if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir, { recursive: true }).map(String).sort();
 }
+
+test.after(() => {
+  // Runs last: every tool answered at least once with structured content the SDK validated.
+  assert.deepEqual([...answered].sort(), TOOLS);
+});
 
 test("initialise: memdir's own name, version and capabilities", async () => {
   const w = world();
@@ -97,6 +117,11 @@ test("tools/list: nine tools, each described for a model with an object schema",
     for (const tool of tools) {
       assert.ok(tool.description.length > 80, `${tool.name} has a real description`);
       assert.equal(tool.inputSchema.type, "object", tool.name);
+      assert.equal(tool.outputSchema?.type, "object", `${tool.name} declares an outputSchema`);
+      // Every hint is stated, none left to the client's guess.
+      for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
+        assert.equal(typeof tool.annotations[hint], "boolean", `${tool.name}.${hint}`);
+      }
     }
     const saveTool = tools.find((t) => t.name === "memory_save");
     assert.deepEqual([...saveTool.inputSchema.required].sort(), ["body", "description", "name", "type"]);

@@ -95,6 +95,6 @@ pub fn render(report: &CheckReport) -> String {
 }
 
 /// The kebab-case name serde gives a value (`missing-citation`, `warning`).
-fn name(value: impl serde::Serialize) -> String {
+pub fn name(value: impl serde::Serialize) -> String {
     serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }

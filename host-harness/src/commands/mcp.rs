@@ -9,6 +9,7 @@
 //! Every path comes from `--cwd`, fixed at start: no argument a client sends names a directory,
 //! and writes go through a filesystem that grants the memory directory alone.
 
+mod answers;
 mod framing;
 mod tools;
 
@@ -237,7 +238,11 @@ impl ServerHandler for Server {
         let call = tools::Call::parse(&request.name, request.arguments.unwrap_or_default())?;
         let result = self.on_worker(move |memory| call.run(memory)).await?;
         Ok(match result {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Ok(answer) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
+                result.structured_content = Some(answer.structured);
+                result
+            }
             // The tool ran and refused (a secret in the body, a missing "Why:"): the model reads
             // the reason and can try again, so this is a tool result, not a protocol error.
             Err(failure) => CallToolResult::error(vec![ContentBlock::text(failure.message)]),

@@ -2,6 +2,7 @@
 //! the memories as resources, and the memory part of the system prompt as a prompt.
 
 use super::Memory;
+use super::answers::*;
 use crate::cli::commands::instructions::whole_tree;
 use crate::cli::commands::recall::{Query, recall};
 use crate::cli::{Failure, read_root};
@@ -169,17 +170,33 @@ pub struct TeamSyncArgs {
     pub private: bool,
 }
 
-fn tool<T: JsonSchema + 'static>(name: &'static str, title: &str, description: &'static str) -> Tool {
-    Tool::new(name, description, JsonObject::new()).with_title(title).with_input_schema::<T>()
+/// A tool taking `In` and answering `Out` (its `outputSchema`).
+fn tool<In: JsonSchema + 'static, Out: JsonSchema + 'static>(
+    name: &'static str,
+    title: &str,
+    description: &'static str,
+) -> Tool {
+    Tool::new(name, description, JsonObject::new())
+        .with_title(title)
+        .with_input_schema::<In>()
+        .with_output_schema::<Out>()
 }
 
 /// The tools, as `tools/list` shows them.
 pub fn list() -> Vec<Tool> {
-    let read_only = ToolAnnotations::new().read_only(true).destructive(false).open_world(false);
-    let writes =
-        |destructive| ToolAnnotations::new().read_only(false).destructive(destructive).open_world(false);
+    // Every hint stated. Idempotent: a repeat has no further effect on the memory (a repeated
+    // recall answers differently, as the session skips what was shown, but changes nothing).
+    let read_only =
+        ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false);
+    let writes = |destructive, idempotent| {
+        ToolAnnotations::new()
+            .read_only(false)
+            .destructive(destructive)
+            .idempotent(idempotent)
+            .open_world(false)
+    };
     vec![
-        tool::<NoArgs>(
+        tool::<NoArgs, IndexAnswer>(
             INDEX,
             "Show the memory index",
             "Returns MEMORY.md, the index of this project's memories (one line each: title, file, \
@@ -187,7 +204,7 @@ pub fn list() -> Vec<Tool> {
              Call it at the start of a task.",
         )
         .with_annotations(read_only.clone()),
-        tool::<RecallArgs>(
+        tool::<RecallArgs, RecallAnswer>(
             RECALL,
             "Recall memories",
             "Given the user's request, returns the full text of the (at most five) memories worth \
@@ -196,7 +213,7 @@ pub fn list() -> Vec<Tool> {
              means nothing relevant (or nothing new).",
         )
         .with_annotations(read_only.clone()),
-        tool::<SaveArgs>(
+        tool::<SaveArgs, SaveAnswer>(
             SAVE,
             "Save a memory",
             "Saves one memory (one fact) and its MEMORY.md line in one step; saving the same name \
@@ -206,22 +223,22 @@ pub fn list() -> Vec<Tool> {
              git history, secrets or what is already in CLAUDE.md. The answer names the file; a \
              refusal says what to change.",
         )
-        .with_annotations(writes(false)),
-        tool::<ForgetArgs>(
+        .with_annotations(writes(false, true)),
+        tool::<ForgetArgs, ForgetAnswer>(
             FORGET,
             "Forget a memory",
             "Deletes one memory file and its MEMORY.md line. Use it when a memory is wrong or no \
              longer true (to change one, save it again instead).",
         )
-        .with_annotations(writes(true)),
-        tool::<NoArgs>(
+        .with_annotations(writes(true, true)),
+        tool::<NoArgs, ListAnswer>(
             LIST,
             "List memories",
             "Lists every memory file, newest first: type, path, age and description. Use it to find \
              a memory's path, or when MEMORY.md seems incomplete.",
         )
         .with_annotations(read_only.clone()),
-        tool::<NoArgs>(
+        tool::<NoArgs, CheckAnswer>(
             CHECK,
             "Check the memories",
             "Checks every memory against the project and against each other: index lines whose \
@@ -231,7 +248,7 @@ pub fn list() -> Vec<Tool> {
              up; fix what it reports by saving or forgetting memories.",
         )
         .with_annotations(read_only.clone()),
-        tool::<TeamSyncArgs>(
+        tool::<TeamSyncArgs, TeamSyncAnswer>(
             TEAM_SYNC,
             "Sync team memory",
             "Shares team memory through git: commits this machine's changes (refusing anything \
@@ -242,15 +259,15 @@ pub fn list() -> Vec<Tool> {
         .with_annotations(
             ToolAnnotations::new().read_only(false).destructive(false).idempotent(true).open_world(true),
         ),
-        tool::<LogArgs>(
+        tool::<LogArgs, LogAnswer>(
             LOG,
             "Log to today's memory log",
             "In daily-log mode, appends one entry to today's log instead of saving a memory; a \
              later dream turns the logs into memories. Outside daily-log mode it refuses: use \
              memory_save.",
         )
-        .with_annotations(writes(false)),
-        tool::<InstructionsArgs>(
+        .with_annotations(writes(false, false)),
+        tool::<InstructionsArgs, InstructionsAnswer>(
             INSTRUCTIONS_TOOL,
             "Show the instruction files",
             "Returns the project's instruction files (CLAUDE.md and rules, from the managed and \
@@ -258,7 +275,7 @@ pub fn list() -> Vec<Tool> {
              Imports from outside the project load only once the user approves them \
              (`approve_external`, which only the user may ask for).",
         )
-        .with_annotations(writes(false)),
+        .with_annotations(writes(false, true)),
     ]
 }
 
@@ -299,8 +316,8 @@ impl Call {
         })
     }
 
-    /// Runs the call on the worker; the text is the tool's answer, a failure its refusal.
-    pub fn run(self, memory: &mut Memory) -> Result<String, Failure> {
+    /// Runs the call on the worker: the tool's answer, or its refusal.
+    pub fn run(self, memory: &mut Memory) -> Result<Answer, Failure> {
         match self {
             Call::Index => index(memory),
             Call::Recall(args) => recall_tool(memory, args),
@@ -309,18 +326,33 @@ impl Call {
                 let (target, fs) = memory.open_for_writing()?;
                 let report = memory.ctx.core(fs)?.forget(&target, &args.path)?;
                 memory.wrote();
-                Ok(format!(
+                let text = format!(
                     "forgot {} ({} MEMORY.md line(s) removed)",
                     report.path, report.index_lines_removed
-                ))
+                );
+                let facts =
+                    ForgetAnswer { path: report.path, index_lines_removed: report.index_lines_removed };
+                Ok(Answer::new(text, &facts))
             }
             Call::List => list_memories(memory),
             Call::Log(args) => log(memory, args).inspect(|_| memory.wrote()),
             Call::TeamSync(args) => team_sync(memory, args),
             Call::Instructions(args) => instructions(memory, args),
             Call::Check => {
-                let report = crate::cli::commands::check::inspect(&memory.ctx, &memory.cwd, None)?;
-                Ok(crate::cli::commands::check::render(&report))
+                use crate::cli::commands::check;
+                let report = check::inspect(&memory.ctx, &memory.cwd, None)?;
+                let findings = report
+                    .findings
+                    .iter()
+                    .map(|f| CheckFinding {
+                        path: f.path.clone(),
+                        line: f.line,
+                        severity: check::name(f.severity),
+                        kind: check::name(f.kind),
+                        message: f.message.clone(),
+                    })
+                    .collect();
+                Ok(Answer::new(check::render(&report), &CheckAnswer { memories: report.memories, findings }))
             }
         }
     }
@@ -395,25 +427,26 @@ fn kind(schema: &JsonObject, prop: &serde_json::Value) -> String {
     }
 }
 
-fn index(memory: &Memory) -> Result<String, Failure> {
+fn index(memory: &Memory) -> Result<Answer, Failure> {
     let dir = memory.memory_dir()?;
     if !std::path::Path::new(&dir).is_dir() {
-        return Ok("No memories yet: MEMORY.md does not exist.".into());
+        let facts = IndexAnswer { exists: false, index: String::new(), warning: None };
+        return Ok(Answer::new("No memories yet: MEMORY.md does not exist.".into(), &facts));
     }
     let loaded =
         memory.ctx.core(read_root(dir.as_ref())?)?.load_index(&memdir_core::fs::join(&dir, INDEX_FILE))?;
     let mut text = if loaded.text.is_empty() {
         "MEMORY.md is empty: nothing saved yet.".to_string()
     } else {
-        loaded.text
+        loaded.text.clone()
     };
-    if let Some(warning) = loaded.warning {
+    if let Some(warning) = &loaded.warning {
         text = format!("{text}\n\n{warning}");
     }
-    Ok(text)
+    Ok(Answer::new(text, &IndexAnswer { exists: true, index: loaded.text, warning: loaded.warning }))
 }
 
-fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<String, Failure> {
+fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<Answer, Failure> {
     let query = Query {
         cwd: &memory.cwd,
         memory_dir: None,
@@ -432,10 +465,25 @@ fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<String, Failure>
         parts.push("No memory is relevant to this request (or the relevant ones were already shown).".into());
     }
     parts.extend(report.diagnostics.iter().map(|d| format!("note: {d}")));
-    Ok(parts.join("\n\n"))
+    let facts = RecallAnswer {
+        memories: report
+            .attachments
+            .into_iter()
+            .map(|a| Recalled {
+                path: a.path,
+                age: a.freshness,
+                stale: a.stale,
+                truncated: a.truncated,
+                text: a.text,
+            })
+            .collect(),
+        skipped: report.skipped.map(|s| s.as_str().to_string()),
+        notes: report.diagnostics,
+    };
+    Ok(Answer::new(parts.join("\n\n"), &facts))
 }
 
-fn save(memory: &Memory, args: SaveArgs) -> Result<String, Failure> {
+fn save(memory: &Memory, args: SaveArgs) -> Result<Answer, Failure> {
     let (target, fs) = memory.open_for_writing()?;
     let ctx = &memory.ctx;
     let memory_type = match args.memory_type {
@@ -475,10 +523,23 @@ fn save(memory: &Memory, args: SaveArgs) -> Result<String, Failure> {
         text.push('\n');
         text.push_str(&note);
     }
-    Ok(text)
+    let facts = SaveAnswer {
+        dates_converted: report
+            .conversions
+            .into_iter()
+            .map(|c| DateConversion { from: c.from, to: c.to })
+            .collect(),
+        path: report.path,
+        created: report.created,
+        index_line: report.index_line,
+        renamed_from: report.renamed_from,
+        links_rewritten: report.links_rewritten,
+        replaced: report.replaced,
+    };
+    Ok(Answer::new(text, &facts))
 }
 
-fn team_sync(memory: &Memory, args: TeamSyncArgs) -> Result<String, Failure> {
+fn team_sync(memory: &Memory, args: TeamSyncArgs) -> Result<Answer, Failure> {
     if memory.team_sync() == Some(TeamSync::Off) {
         return Err(Failure::input(
             "team sync is off (teamSync in the user's settings, or MEMDIR_TEAM_SYNC)",
@@ -488,18 +549,27 @@ fn team_sync(memory: &Memory, args: TeamSyncArgs) -> Result<String, Failure> {
     let target =
         crate::cli::commands::save::Target { cwd: Some(memory.cwd.clone().into()), memory_dir: None };
     let report = crate::cli::commands::team::drive(&memory.ctx, &target, which, Action::Sync, None)?;
-    Ok(crate::cli::commands::team::render(&report))
+    let text = crate::cli::commands::team::render(&report);
+    let facts = TeamSyncAnswer {
+        dir: report.dir,
+        committed: report.committed,
+        received: report.received,
+        conflicts: report.conflicts.into_iter().map(|c| c.kept_as.unwrap_or(c.path)).collect(),
+        pushed: report.pushed,
+    };
+    Ok(Answer::new(text, &facts))
 }
 
-fn list_memories(memory: &Memory) -> Result<String, Failure> {
+fn list_memories(memory: &Memory) -> Result<Answer, Failure> {
+    let nothing = || Answer::new("No memories yet.".into(), &ListAnswer { memories: Vec::new() });
     let dir = memory.memory_dir()?;
     if !std::path::Path::new(&dir).is_dir() {
-        return Ok("No memories yet.".into());
+        return Ok(nothing());
     }
     let mut core = memory.ctx.core(read_root(dir.as_ref())?)?;
     let report = core.scan(&dir, memory.ctx.now_ms())?;
     if report.headers.is_empty() {
-        return Ok("No memories yet.".into());
+        return Ok(nothing());
     }
     // The manifest, each stale memory marked with what the core found (R1.6, R7.6), and the
     // links between memories under it (R1.7).
@@ -529,10 +599,24 @@ fn list_memories(memory: &Memory) -> Result<String, Failure> {
             text.push_str(&format!("  linked from: {}\n", h.backlinks.join(", ")));
         }
     }
-    Ok(text)
+    let memories = report
+        .headers
+        .into_iter()
+        .map(|h| Listed {
+            path: h.path,
+            r#type: h.memory_type.map(|t| t.as_str().to_string()),
+            name: h.name,
+            description: h.description,
+            age: h.freshness.text,
+            stale: h.freshness.stale,
+            links: h.links.into_iter().map(|l| Link { name: l.name, path: l.path }).collect(),
+            linked_from: h.backlinks,
+        })
+        .collect();
+    Ok(Answer::new(text, &ListAnswer { memories }))
 }
 
-fn log(memory: &Memory, args: LogArgs) -> Result<String, Failure> {
+fn log(memory: &Memory, args: LogArgs) -> Result<Answer, Failure> {
     let ctx = &memory.ctx;
     let (switches, _) = ctx.core(whole_tree()?)?.status(&memory.cwd, ctx.env())?;
     if !switches.daily_log {
@@ -543,11 +627,12 @@ fn log(memory: &Memory, args: LogArgs) -> Result<String, Failure> {
     }
     let (target, fs) = memory.open_for_writing()?;
     let path = ctx.core(fs)?.log_append(&target, &args.text, ctx.now_ms(), ctx.utc_offset(None))?;
-    Ok(format!("logged to {path}"))
+    Ok(Answer::new(format!("logged to {path}"), &LogAnswer { path }))
 }
 
-fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<String, Failure> {
+fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<Answer, Failure> {
     let mut approved = String::new();
+    let mut approved_in = None;
     if args.approve_external {
         // The core picks the file; the grant covers both places it may be.
         let mut fs = whole_tree()?;
@@ -556,6 +641,7 @@ fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<String, Failu
         }
         let file = memory.ctx.core(fs)?.approve_external(&memory.cwd, memory.ctx.env())?;
         approved = format!("Imports from outside this project are now approved ({file}).\n\n");
+        approved_in = Some(file);
     }
     let cwd = std::path::Path::new(&memory.cwd);
     let touching: Vec<String> =
@@ -568,7 +654,8 @@ fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<String, Failu
     };
     let loaded = memory.ctx.core(whole_tree()?)?.load_instructions(&request)?;
     if loaded.files.is_empty() {
-        return Ok(format!("{approved}No instruction files apply here."));
+        let facts = InstructionsAnswer { approved_in, files: Vec::new() };
+        return Ok(Answer::new(format!("{approved}No instruction files apply here."), &facts));
     }
     let not_loaded: String = loaded
         .files
@@ -576,7 +663,20 @@ fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<String, Failu
         .flat_map(|f| f.diagnostics.iter().map(move |d| format!("note: {}: {d}\n", f.path)))
         .collect();
     let files: String = loaded.files.iter().map(memdir_core::prompt::render_file).collect();
-    Ok(format!("{approved}{files}{not_loaded}"))
+    let facts = InstructionsAnswer {
+        approved_in,
+        files: loaded
+            .files
+            .into_iter()
+            .map(|f| InstructionFile {
+                path: f.path,
+                content: f.content,
+                truncated: f.truncated,
+                notes: f.diagnostics,
+            })
+            .collect(),
+    };
+    Ok(Answer::new(format!("{approved}{files}{not_loaded}"), &facts))
 }
 
 /// The memory part of the system prompt, with the MEMORY.md step.

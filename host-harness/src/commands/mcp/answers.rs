@@ -1,0 +1,217 @@
+//! What each tool returns as `structuredContent`, next to its text; the types give the tools'
+//! `outputSchema` (MCP 2025-06-18). Field names are snake_case like the tools' arguments. These
+//! are views for clients: the core's reports stay the source, and only what an agent acts on is
+//! carried over.
+
+use rmcp::schemars::JsonSchema;
+use serde::Serialize;
+
+/// A tool's answer: the text a model reads and the same facts as structured content.
+pub struct Answer {
+    pub text: String,
+    pub structured: serde_json::Value,
+}
+
+impl Answer {
+    pub fn new(text: String, facts: &impl Serialize) -> Answer {
+        // Serializing these plain structs cannot fail.
+        Answer { text, structured: serde_json::to_value(facts).unwrap_or_default() }
+    }
+}
+
+/// `memory_index`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct IndexAnswer {
+    /// False when nothing has been saved yet (no MEMORY.md).
+    pub exists: bool,
+    /// MEMORY.md exactly as it is loaded into a prompt (cut at its limits).
+    pub index: String,
+    /// Why it was cut, when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+/// `memory_recall`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct RecallAnswer {
+    /// The memories worth reading for the request, at most five, best first.
+    pub memories: Vec<Recalled>,
+    /// Why nothing was recalled at all (a budget spent, memory off), when that is the case.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Notes about the recall (a model that failed, a reply that was not understood).
+    pub notes: Vec<String>,
+}
+
+/// One recalled memory.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct Recalled {
+    /// The file, relative to the memory directory; pass it back in `already_read`.
+    pub path: String,
+    /// How old it is: `today`, `yesterday` or `N days ago`.
+    pub age: String,
+    /// Older than its type keeps: check it before relying on it.
+    pub stale: bool,
+    /// Cut at 200 lines or 4,096 bytes.
+    pub truncated: bool,
+    /// The memory as a prompt carries it.
+    pub text: String,
+}
+
+/// `memory_save`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct SaveAnswer {
+    /// The file written, relative to the memory directory.
+    pub path: String,
+    /// True for a new memory, false when an existing one was updated.
+    pub created: bool,
+    /// Its line in MEMORY.md.
+    pub index_line: String,
+    /// Relative dates written as absolute ones, e.g. "next Friday" → 2026-12-04.
+    pub dates_converted: Vec<DateConversion>,
+    /// The name the memory had before this save renamed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<String>,
+    /// Memories whose [[links]] now name the new name.
+    pub links_rewritten: Vec<String>,
+    /// The memory this one superseded and removed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<String>,
+}
+
+/// A relative date written as an absolute one.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct DateConversion {
+    pub from: String,
+    pub to: String,
+}
+
+/// `memory_forget`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct ForgetAnswer {
+    /// The file removed, relative to the memory directory.
+    pub path: String,
+    /// MEMORY.md lines removed with it.
+    pub index_lines_removed: usize,
+}
+
+/// `memory_list`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct ListAnswer {
+    /// Every memory, newest first.
+    pub memories: Vec<Listed>,
+}
+
+/// One memory as `memory_list` shows it.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct Listed {
+    /// The file, relative to the memory directory (`team/…` for team memory).
+    pub path: String,
+    /// user, feedback, project or reference; absent when the frontmatter names none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub r#type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// `today`, `yesterday` or `N days ago`.
+    pub age: String,
+    /// Older than its type keeps: check it before relying on it.
+    pub stale: bool,
+    /// The memories its [[links]] name (`path` absent: not written yet).
+    pub links: Vec<Link>,
+    /// The memories that link to it.
+    pub linked_from: Vec<String>,
+}
+
+/// A [[link]].
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct Link {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// `memory_log`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct LogAnswer {
+    /// Today's log file, relative to the memory directory.
+    pub path: String,
+}
+
+/// `memory_instructions`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct InstructionsAnswer {
+    /// The file where imports from outside the project were just approved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approved_in: Option<String>,
+    /// The instruction files in load order.
+    pub files: Vec<InstructionFile>,
+}
+
+/// One instruction file.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct InstructionFile {
+    /// Absolute path.
+    pub path: String,
+    /// The text a prompt carries (capped; a rule's frontmatter removed).
+    pub content: String,
+    /// Longer than the cap and cut.
+    pub truncated: bool,
+    /// Why parts of it were not loaded (an unapproved import, a cycle).
+    pub notes: Vec<String>,
+}
+
+/// `memory_check`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct CheckAnswer {
+    /// Memory files checked.
+    pub memories: u32,
+    /// What was found; empty when everything holds.
+    pub findings: Vec<CheckFinding>,
+}
+
+/// One thing `memory_check` found.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct CheckFinding {
+    /// The file, relative to the memory directory.
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// error, warning or info.
+    pub severity: String,
+    /// What kind of drift, e.g. missing-file, duplicate, stale-evidence.
+    pub kind: String,
+    /// What was found, in words a person can act on.
+    pub message: String,
+}
+
+/// `memory_team_sync`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct TeamSyncAnswer {
+    /// The synced directory.
+    pub dir: String,
+    /// The commit this sync made, when it made one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub committed: Option<String>,
+    /// Files the team's new commits changed here.
+    pub received: Vec<String>,
+    /// Memories both sides changed: each kept twice (memory_check lists the copy).
+    pub conflicts: Vec<String>,
+    pub pushed: bool,
+}
