@@ -7,10 +7,16 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { execFileSync } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  CreateMessageRequestSchema,
+  ListRootsRequestSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = path.resolve(repo, process.env.MEMDIR_BIN ?? "target/debug/memdir");
@@ -18,6 +24,7 @@ const version = /^version = "(.+)"$/m.exec(fs.readFileSync(path.join(repo, "Carg
 
 const TOOLS = [
   "memory_check",
+  "memory_dream",
   "memory_forget",
   "memory_index",
   "memory_instructions",
@@ -41,14 +48,21 @@ function world() {
   return { root, home, project, memoryDir };
 }
 
-async function connect(w, { env = {}, args = [] } = {}) {
+/**
+ * Starts `memdir mcp` for `w.project` and connects the SDK's client. `cwd: false` starts it
+ * without --cwd (in `w.root`); `capabilities` and `handlers` make the client offer sampling or
+ * roots.
+ */
+async function connect(w, { env = {}, args = [], cwd = true, capabilities = {}, handlers = [] } = {}) {
   const transport = new StdioClientTransport({
     command: bin,
-    args: ["mcp", "--cwd", w.project, ...args],
+    args: ["mcp", ...(cwd ? ["--cwd", w.project] : []), ...args],
+    cwd: w.root,
     env: { PATH: process.env.PATH, HOME: w.home, ...env },
     stderr: "pipe",
   });
-  const client = new Client({ name: "memdir-mcp-test", version: "1.0.0" });
+  const client = new Client({ name: "memdir-mcp-test", version: "1.0.0" }, { capabilities });
+  for (const [schema, handler] of handlers) client.setRequestHandler(schema, handler);
   await client.connect(transport);
   // With the tools listed, the SDK checks every result's structuredContent against the tool's
   // outputSchema (and fails a result that has none); `answered` records which tools passed.
@@ -108,7 +122,7 @@ test("initialise: memdir's own name, version and capabilities", async () => {
   }
 });
 
-test("tools/list: nine tools, each described for a model with an object schema", async () => {
+test("tools/list: ten tools, each described for a model with an object schema", async () => {
   const w = world();
   const client = await connect(w);
   try {
@@ -430,5 +444,186 @@ test("team sync: at the start of a session with teamSync auto, on request, and r
     assert.match(text(refused), /team sync is off/);
   } finally {
     await off.close();
+  }
+});
+
+/** A sampling handler's reply: the text the client's model "wrote". */
+const sampled = (reply) => ({ model: "test-model", role: "assistant", content: { type: "text", text: JSON.stringify(reply) } });
+
+const PROJECT = {
+  type: "project",
+  name: "Release freeze",
+  description: "When the mobile release freeze starts",
+  body: "The freeze starts 2026-03-10.\n**Why:** the mobile cut.\n**How to apply:** flag risky PRs.",
+};
+
+test("the client's model: recall samples it, and a declined request costs that turn only", async () => {
+  const w = world();
+  const requests = [];
+  let answer = null;
+  const client = await connect(w, {
+    capabilities: { sampling: {} },
+    handlers: [
+      [
+        CreateMessageRequestSchema,
+        (request) => {
+          requests.push(request.params);
+          if (answer === null) throw new Error("the user declined");
+          return sampled({ selected_memories: [answer] });
+        },
+      ],
+    ],
+  });
+  try {
+    assert.equal((await save(client, FEEDBACK)).isError, false);
+    assert.equal((await save(client, PROJECT)).isError, false);
+
+    answer = "integration-tests-use-a-real-database.md";
+    const first = await client.callTool({ name: "memory_recall", arguments: { query: "what about our tests?" } });
+    assert.deepEqual(first.structuredContent.memories.map((m) => m.path), [answer]);
+    assert.match(text(first), /never mocks/);
+    const asked = requests[0];
+    assert.ok(asked.systemPrompt.length > 0 && asked.maxTokens > 0, JSON.stringify(asked));
+    assert.match(asked.messages[0].content.text, /release-freeze\.md/, "the manifest is offered");
+    assert.ok(asked.modelPreferences.speedPriority > asked.modelPreferences.intelligencePriority, "a small, fast job");
+
+    answer = null;
+    const declined = await client.callTool({ name: "memory_recall", arguments: { query: "when is the freeze?" } });
+    assert.equal(declined.isError, false, text(declined));
+    assert.deepEqual(declined.structuredContent.memories, []);
+    assert.ok(declined.structuredContent.notes.length > 0, "the failure is noted");
+
+    answer = "release-freeze.md";
+    const next = await client.callTool({ name: "memory_recall", arguments: { query: "when is the freeze?" } });
+    assert.deepEqual(next.structuredContent.memories.map((m) => m.path), [answer]);
+    assert.equal(requests.length, 3);
+  } finally {
+    await client.close();
+  }
+});
+
+test("the client's model folds the daily logs (memory_dream), with progress; without one it refuses", async () => {
+  const w = world();
+  const env = { MEMDIR_DAILY_LOG: "1" };
+  const ops = {
+    operations: [
+      {
+        op: "create",
+        path: "feedback_pnpm.md",
+        type: "feedback",
+        name: "pnpm",
+        description: "Use pnpm, not npm",
+        body: "Use pnpm.\n**Why:** Ana prefers it.\n**How to apply:** every install.",
+      },
+    ],
+  };
+  const offline = await connect(w, { env });
+  try {
+    await offline.callTool({ name: "memory_log", arguments: { text: "Ana prefers pnpm over npm" } });
+    const refused = await offline.callTool({ name: "memory_dream", arguments: {} });
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /needs a model: this client offers no sampling/);
+  } finally {
+    await offline.close();
+  }
+  const client = await connect(w, {
+    env,
+    capabilities: { sampling: {} },
+    handlers: [[CreateMessageRequestSchema, () => sampled(ops)]],
+  });
+  try {
+    const progress = [];
+    const dreamt = await client.callTool({ name: "memory_dream", arguments: {} }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
+    assert.equal(dreamt.isError, false, text(dreamt));
+    assert.deepEqual(dreamt.structuredContent.operations, [{ op: "create", path: "feedback_pnpm.md" }]);
+    assert.match(fs.readFileSync(path.join(w.memoryDir, "feedback_pnpm.md"), "utf8"), /Use pnpm/);
+    assert.ok(progress.length >= 1, "progress was reported");
+    assert.match(progress.at(-1).message, /done|chunk/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("roots: without --cwd the client's first root is the project, and follows a change", async () => {
+  const w = world();
+  const other = path.join(w.root, "other project");
+  fs.mkdirSync(other);
+  const otherMemory = path.join(w.home, ".claude", "projects", other.replace(/[^A-Za-z0-9]/g, "-"), "memory");
+  let roots = [{ uri: pathToFileURL(w.project).href, name: "project" }];
+  const client = await connect(w, {
+    cwd: false,
+    capabilities: { roots: { listChanged: true } },
+    handlers: [[ListRootsRequestSchema, () => ({ roots })]],
+  });
+  try {
+    assert.equal((await save(client, FEEDBACK)).isError, false);
+    assert.ok(fs.existsSync(path.join(w.memoryDir, "integration-tests-use-a-real-database.md")), tree(w.home).join("\n"));
+
+    roots = [{ uri: pathToFileURL(other).href, name: "other" }];
+    await client.sendRootsListChanged();
+    assert.equal((await save(client, PROJECT)).isError, false);
+    assert.ok(fs.existsSync(path.join(otherMemory, "release-freeze.md")), tree(w.home).join("\n"));
+    assert.ok(!fs.existsSync(path.join(w.memoryDir, "release-freeze.md")));
+  } finally {
+    await client.close();
+  }
+});
+
+test("resources: a template, and notifications when another process saves a memory", async () => {
+  const w = world();
+  const client = await connect(w);
+  try {
+    const { resourceTemplates } = await client.listResourceTemplates();
+    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ["memdir://memory/{+path}"]);
+    assert.equal((await save(client, FEEDBACK)).isError, false);
+
+    const seen = [];
+    const heard = new Promise((resolve) => {
+      const check = () => {
+        if (seen.includes("list_changed") && seen.includes("memdir://memory/MEMORY.md")) resolve();
+      };
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+        seen.push(n.params.uri);
+        check();
+      });
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+        seen.push("list_changed");
+        check();
+      });
+    });
+    await client.subscribeResource({ uri: "memdir://memory/MEMORY.md" });
+    // Another writer: the CLI, in its own process.
+    execFileSync(bin, [
+      "save", "--cwd", w.project, "--type", "project", "--name", PROJECT.name,
+      "--description", PROJECT.description, "--body", PROJECT.body,
+    ], { env: { PATH: process.env.PATH, HOME: w.home } });
+    let timer;
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`heard only ${seen}`)), 10_000);
+    });
+    await Promise.race([heard, timeout]).finally(() => clearTimeout(timer));
+    // A file nobody subscribed to changes the list but sends no update of its own.
+    assert.ok(!seen.includes("memdir://memory/release-freeze.md"), seen.join(", "));
+    await client.unsubscribeResource({ uri: "memdir://memory/MEMORY.md" });
+  } finally {
+    await client.close();
+  }
+});
+
+test("progress: memory_check reports while it runs", async () => {
+  const w = world();
+  const client = await connect(w);
+  try {
+    await save(client, FEEDBACK);
+    const progress = [];
+    const checked = await client.callTool({ name: "memory_check", arguments: {} }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
+    assert.equal(checked.structuredContent.memories, 1);
+    assert.match(progress[0]?.message ?? "", /checking/);
+  } finally {
+    await client.close();
   }
 });

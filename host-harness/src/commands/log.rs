@@ -1,7 +1,7 @@
 //! `memdir log TEXT` and `memdir dream`: daily-log mode (R9.4).
 
 use super::save::Target;
-use crate::cli::{Context, Outcome};
+use crate::cli::{Context, Failure, Outcome};
 use crate::steps::drive;
 use memdir_core::dream;
 use memdir_core::model::ModelCall;
@@ -52,20 +52,31 @@ pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Outcome {
 }
 
 /// Runs `memdir dream`; on a terminal, progress goes to stderr.
+/// Folds what is new in the daily logs into memories with `model`; `progress` hears of each
+/// chunk before it is asked for. The CLI and the MCP tool share it.
+pub fn run_dream(
+    ctx: &Context,
+    target: &Target,
+    utc_offset_minutes: i32,
+    model: &mut dyn crate::llm::Model,
+    progress: impl FnMut(&ModelCall),
+) -> Result<dream::DreamResult, Failure> {
+    let (target, _, fs) = target.open(ctx)?;
+    let input = dream::Input { target, now_ms: ctx.now_ms(), utc_offset_minutes };
+    let mut core = ctx.core(fs)?;
+    let first = core.dream_start(&input)?;
+    Ok(drive(first, model, |state, reply| core.dream_resume(state, reply), progress)?)
+}
+
 pub fn dream(ctx: &Context, args: DreamArgs, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     let mut model = ctx.model(args.llm.as_deref(), "a dream")?;
-    let (target, _, fs) = args.target.open(ctx)?;
-    let input =
-        dream::Input { target, now_ms: ctx.now_ms(), utc_offset_minutes: ctx.utc_offset(args.utc_offset) };
     let on_terminal = std::io::stderr().is_terminal();
-    let mut progress = |call: &ModelCall| {
+    let progress = |call: &ModelCall| {
         if on_terminal {
             let _ = write!(err, "\rdreaming: chunk {}/{}", call.call, call.calls);
         }
     };
-    let mut core = ctx.core(fs)?;
-    let first = core.dream_start(&input)?;
-    let report = drive(first, &mut *model, |state, reply| core.dream_resume(state, reply), &mut progress)?;
+    let report = run_dream(ctx, &args.target, ctx.utc_offset(args.utc_offset), &mut *model, progress)?;
     if on_terminal && report.chunks > 0 {
         writeln!(err)?;
     }

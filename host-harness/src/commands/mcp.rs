@@ -6,12 +6,19 @@
 //! answers. A stdio connection is one process, so the recall session (budgets, what was already
 //! surfaced) lives as long as the connection.
 //!
-//! Every path comes from `--cwd`, fixed at start: no argument a client sends names a directory,
-//! and writes go through a filesystem that grants the memory directory alone.
+//! The project is `--cwd`; without it, the client's first root (when it offers roots), else the
+//! directory the server was started in. No tool argument names a directory, and writes go
+//! through a filesystem that grants the memory directory alone.
+//!
+//! When the client offers sampling, recall, and dream ask the client's model (`client`);
+//! otherwise `--llm`, else the offline selector. Memory files changing on disk reach the client
+//! as resource notifications (`watch`).
 
 mod answers;
+mod client;
 mod framing;
 mod tools;
+mod watch;
 
 use super::save::Target;
 use crate::cli::{Context, Failure, Outcome, absolute};
@@ -20,11 +27,12 @@ use memdir_core::switches::TeamSync;
 use memdir_core::team::{Action, Which};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ResourceContents, Role, ServerCapabilities, ServerConfig,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents, Role,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,6 +63,8 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
     let (jobs, inbox) = mpsc::channel::<Job>();
     let worker_ctx = ctx.fresh();
     let spec = args.llm.clone();
+    let watch = Arc::new(watch::Watch::default());
+    let worker_watch = watch.clone();
     let worker = std::thread::Builder::new().name("memdir-core".into()).spawn(move || {
         let model = super::recall::recall_model(&worker_ctx, spec.as_deref()).ok().flatten();
         // The server builds the prompt clients ask for: a missing MEMORY.md is written now
@@ -62,8 +72,16 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
         if let Err(e) = super::prompt::rebuild_missing_index(&worker_ctx, &cwd, &mut std::io::stderr()) {
             eprintln!("memdir: {}", e.message);
         }
-        let mut memory =
-            Memory { ctx: worker_ctx, cwd, session: String::new(), model, sync: AutoSync::default() };
+        let mut memory = Memory {
+            ctx: worker_ctx,
+            cwd,
+            session: String::new(),
+            model,
+            sampling: None,
+            sync: AutoSync::default(),
+            watch: worker_watch,
+        };
+        memory.publish_dir();
         memory.sync.auto = memory.team_sync() == Some(TeamSync::Auto);
         // At the start of a session, unless a sync ran in the last few minutes.
         memory.spawn_sync(Some(SESSION_SYNC_INTERVAL_MS));
@@ -85,18 +103,33 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
         }
     })?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    {
+        // Not joined at the end: it may be asleep, and it holds nothing that needs finishing.
+        let (watch, handle) = (watch.clone(), runtime.handle().clone());
+        std::thread::Builder::new()
+            .name("memdir-watch".into())
+            .spawn(move || watch.run(handle, |path| format!("{}{path}", tools::SCHEME)))?;
+    }
+    let server = Server {
+        jobs,
+        cwd_given: args.cwd.is_some(),
+        roots_settled: tokio::sync::Mutex::new(false),
+        watch: watch.clone(),
+    };
     let served = runtime.block_on(async move {
         // The SDK talks to the framing layer, which talks to stdio (see `framing`).
         let (server_end, relay_end) = tokio::io::duplex(64 * 1024);
         let (from_server, to_server) = tokio::io::split(relay_end);
         let relay =
             tokio::spawn(framing::relay(tokio::io::stdin(), tokio::io::stdout(), to_server, from_server));
-        let service = Server { jobs }.serve(tokio::io::split(server_end)).await?;
+        let service = server.serve(tokio::io::split(server_end)).await?;
         service.waiting().await.map_err(|e| std::io::Error::other(e.to_string()))?;
         relay.await.map_err(std::io::Error::other)??;
         Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     });
     // The handlers held the only sender; with them gone the worker's loop ends.
+    watch.stop.store(true, Ordering::Relaxed);
+    *watch.peer.lock().unwrap_or_else(|e| e.into_inner()) = None;
     drop(runtime);
     let _ = worker.join();
     served.map_err(|e| Failure { status: 1, message: format!("mcp: {e}") })
@@ -112,7 +145,10 @@ struct Memory {
     /// The recall session's JSON, as the core last returned it (empty: new).
     session: String,
     model: Option<Box<dyn Model>>,
+    /// The client's model, when the client offers sampling: preferred to `model`.
+    sampling: Option<client::Sampling>,
     sync: AutoSync,
+    watch: Arc<watch::Watch>,
 }
 
 /// An automatic sync at the start of a session skips when one ran this recently.
@@ -130,7 +166,35 @@ struct AutoSync {
     running: Arc<AtomicBool>,
 }
 
+/// The model a workflow asks: the client's, else `--llm`'s; None: offline. (A function of the
+/// two fields, so a caller can borrow the rest of [`Memory`] beside it.)
+fn model<'a>(
+    sampling: &'a mut Option<client::Sampling>,
+    model: &'a mut Option<Box<dyn Model>>,
+) -> Option<&'a mut dyn Model> {
+    match (sampling, model) {
+        (Some(sampling), _) => Some(sampling),
+        (None, Some(model)) => Some(model.as_mut()),
+        (None, None) => None,
+    }
+}
+
 impl Memory {
+    /// Serves another project (the client's first root): a new recall session, and the
+    /// watcher follows.
+    fn move_to(&mut self, cwd: String) {
+        if cwd != self.cwd && std::path::Path::new(&cwd).is_dir() {
+            self.cwd = cwd;
+            self.session.clear();
+            self.publish_dir();
+        }
+    }
+
+    /// Tells the watcher which directory to watch.
+    fn publish_dir(&self) {
+        self.watch.watch(self.memory_dir().ok().map(PathBuf::from));
+    }
+
     /// The core's target, the memory directory created when missing, and a filesystem that
     /// writes it alone.
     fn open_for_writing(&self) -> Result<(memdir_core::target::Target, crate::ConfinedFs), Failure> {
@@ -191,7 +255,17 @@ impl Memory {
 /// The protocol side: answers MCP requests by sending jobs to the worker.
 struct Server {
     jobs: mpsc::Sender<Job>,
+    /// `--cwd` was given: roots do not move the project.
+    cwd_given: bool,
+    /// The client's roots were asked for since they last changed.
+    roots_settled: tokio::sync::Mutex<bool>,
+    watch: Arc<watch::Watch>,
 }
+
+/// How long the server waits for the client's roots.
+const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a sampling request may take: the client may ask its user first.
+const SAMPLING_TIMEOUT: Duration = Duration::from_secs(120);
 
 impl Server {
     /// Runs `job` on the worker and waits for its answer.
@@ -207,12 +281,34 @@ impl Server {
             .map_err(|_| McpError::internal_error("the memory worker has stopped", None))?;
         rx.await.map_err(|_| McpError::internal_error("the memory worker stopped mid-request", None))
     }
+
+    /// Without `--cwd`, the client's first `file://` root is the project: asked once, and again
+    /// after the client says its roots changed.
+    async fn settle_roots(&self, peer: &Peer<RoleServer>) {
+        if self.cwd_given {
+            return;
+        }
+        let mut settled = self.roots_settled.lock().await;
+        if *settled {
+            return;
+        }
+        *settled = true;
+        if let Some(dir) = client::first_root(peer, ROOTS_TIMEOUT).await {
+            let _ = self.on_worker(move |memory| memory.move_to(dir)).await;
+        }
+    }
 }
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
-            ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().build(),
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_resources_list_changed()
+                .enable_prompts()
+                .build(),
         )
         .with_server_info(
             Implementation::new("memdir", env!("CARGO_PKG_VERSION"))
@@ -220,6 +316,17 @@ impl ServerHandler for Server {
                 .with_description("Persistent, file-based memory for AI coding agents"),
         )
         .with_instructions(tools::INSTRUCTIONS)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        *self.watch.peer.lock().unwrap_or_else(|e| e.into_inner()) = Some(context.peer.clone());
+        let runtime = tokio::runtime::Handle::current();
+        let sampling = client::Sampling::offered(&context.peer, runtime, SAMPLING_TIMEOUT);
+        let _ = self.on_worker(move |memory| memory.sampling = sampling).await;
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        *self.roots_settled.lock().await = false;
     }
 
     async fn list_tools(
@@ -233,10 +340,12 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let call = tools::Call::parse(&request.name, request.arguments.unwrap_or_default())?;
-        let result = self.on_worker(move |memory| call.run(memory)).await?;
+        self.settle_roots(&context.peer).await;
+        let progress = client::Progress::new(&context.peer, context.meta.get_progress_token());
+        let result = self.on_worker(move |memory| call.run(memory, &progress)).await?;
         Ok(match result {
             Ok(answer) => {
                 let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
@@ -253,8 +362,9 @@ impl ServerHandler for Server {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        self.settle_roots(&context.peer).await;
         let listed = self.on_worker(tools::resources).await?;
         listed.map(ListResourcesResult::with_all_items).map_err(|f| McpError::internal_error(f.message, None))
     }
@@ -262,13 +372,41 @@ impl ServerHandler for Server {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        self.settle_roots(&context.peer).await;
         let uri = request.uri;
         let path = tools::resource_path(&uri)?;
         let text = self.on_worker(move |memory| tools::read_resource(memory, &path)).await??;
         let contents = ResourceContents::text(text, uri).with_mime_type("text/markdown");
         Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![tools::resource_template()]))
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        tools::resource_path(&request.uri)?;
+        self.watch.subscribed.lock().unwrap_or_else(|e| e.into_inner()).insert(request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.watch.subscribed.lock().unwrap_or_else(|e| e.into_inner()).remove(&request.uri);
+        Ok(())
     }
 
     async fn list_prompts(
@@ -286,7 +424,7 @@ impl ServerHandler for Server {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         if request.name != tools::PROMPT_NAME {
             return Err(McpError::invalid_params(
@@ -294,6 +432,7 @@ impl ServerHandler for Server {
                 None,
             ));
         }
+        self.settle_roots(&context.peer).await;
         let text = self
             .on_worker(tools::system_prompt)
             .await?

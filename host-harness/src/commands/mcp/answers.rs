@@ -215,3 +215,30 @@ pub struct TeamSyncAnswer {
     pub conflicts: Vec<String>,
     pub pushed: bool,
 }
+
+/// `memory_dream`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct DreamAnswer {
+    /// Chunks of new log found.
+    pub chunks: u32,
+    /// Chunks folded and recorded as read (a chunk the model failed on is asked again next time).
+    pub folded: u32,
+    /// What the dream did to the memories, applied or rejected.
+    pub operations: Vec<DreamOperation>,
+    /// Model failures and unusable replies.
+    pub notes: Vec<String>,
+}
+
+/// One change a dream made or was refused.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct DreamOperation {
+    /// create, update or delete.
+    pub op: String,
+    /// The memory, relative to the memory directory.
+    pub path: String,
+    /// Why it was refused, when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<String>,
+}

@@ -3,6 +3,7 @@
 
 use super::Memory;
 use super::answers::*;
+use super::client::Progress;
 use crate::cli::commands::instructions::whole_tree;
 use crate::cli::commands::recall::{Query, recall};
 use crate::cli::{Failure, read_root};
@@ -43,6 +44,7 @@ const LOG: &str = "memory_log";
 const INSTRUCTIONS_TOOL: &str = "memory_instructions";
 const CHECK: &str = "memory_check";
 const TEAM_SYNC: &str = "memory_team_sync";
+const DREAM: &str = "memory_dream";
 
 /// Tools that take no arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -176,10 +178,37 @@ fn tool<In: JsonSchema + 'static, Out: JsonSchema + 'static>(
     title: &str,
     description: &'static str,
 ) -> Tool {
-    Tool::new(name, description, JsonObject::new())
+    let mut tool = Tool::new(name, description, JsonObject::new())
         .with_title(title)
         .with_input_schema::<In>()
-        .with_output_schema::<Out>()
+        .with_output_schema::<Out>();
+    if let Some(schema) = tool.output_schema.as_mut() {
+        let mut schema = serde_json::Value::Object(schema.as_ref().clone());
+        drop_rust_formats(&mut schema);
+        if let serde_json::Value::Object(map) = schema {
+            tool.output_schema = Some(std::sync::Arc::new(map));
+        }
+    }
+    tool
+}
+
+/// Removes schemars' `uint32`-style formats, which JSON Schema does not define: a strict
+/// validator refuses a schema that names an unknown format (the `minimum: 0` stays).
+fn drop_rust_formats(schema: &mut serde_json::Value) {
+    match schema {
+        serde_json::Value::Object(map) => {
+            if map
+                .get("format")
+                .and_then(|f| f.as_str())
+                .is_some_and(|f| f.starts_with("uint") || f.starts_with("int"))
+            {
+                map.remove("format");
+            }
+            map.values_mut().for_each(drop_rust_formats);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(drop_rust_formats),
+        _ => {}
+    }
 }
 
 /// The tools, as `tools/list` shows them.
@@ -259,6 +288,17 @@ pub fn list() -> Vec<Tool> {
         .with_annotations(
             ToolAnnotations::new().read_only(false).destructive(false).idempotent(true).open_world(true),
         ),
+        tool::<NoArgs, DreamAnswer>(
+            DREAM,
+            "Fold the daily logs into memories",
+            "In daily-log mode, reads what is new in the daily logs and folds it into topic memories \
+             (creating, updating or removing them), asking a model: the client's own when it offers \
+             sampling, else the one memdir was started with. Use it when the user asks to tidy up \
+             or consolidate what was logged. Reports progress per chunk of log.",
+        )
+        .with_annotations(
+            ToolAnnotations::new().read_only(false).destructive(true).idempotent(true).open_world(false),
+        ),
         tool::<LogArgs, LogAnswer>(
             LOG,
             "Log to today's memory log",
@@ -290,6 +330,7 @@ pub enum Call {
     Instructions(InstructionsArgs),
     Check,
     TeamSync(TeamSyncArgs),
+    Dream,
 }
 
 impl Call {
@@ -306,6 +347,7 @@ impl Call {
             INSTRUCTIONS_TOOL => Call::Instructions(parse(name, args)?),
             CHECK => parse::<NoArgs>(name, args).map(|_| Call::Check)?,
             TEAM_SYNC => Call::TeamSync(parse(name, args)?),
+            DREAM => parse::<NoArgs>(name, args).map(|_| Call::Dream)?,
             _ => {
                 let names: Vec<_> = list().into_iter().map(|t| t.name).collect();
                 return Err(McpError::invalid_params(
@@ -317,7 +359,8 @@ impl Call {
     }
 
     /// Runs the call on the worker: the tool's answer, or its refusal.
-    pub fn run(self, memory: &mut Memory) -> Result<Answer, Failure> {
+    /// Long calls (check, sync, dream) report `progress`.
+    pub fn run(self, memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
         match self {
             Call::Index => index(memory),
             Call::Recall(args) => recall_tool(memory, args),
@@ -336,10 +379,15 @@ impl Call {
             }
             Call::List => list_memories(memory),
             Call::Log(args) => log(memory, args).inspect(|_| memory.wrote()),
-            Call::TeamSync(args) => team_sync(memory, args),
+            Call::TeamSync(args) => {
+                progress.report(0, None, "syncing team memory through git");
+                team_sync(memory, args)
+            }
+            Call::Dream => dream(memory, progress).inspect(|_| memory.wrote()),
             Call::Instructions(args) => instructions(memory, args),
             Call::Check => {
                 use crate::cli::commands::check;
+                progress.report(0, None, "checking every memory against the project");
                 let report = check::inspect(&memory.ctx, &memory.cwd, None)?;
                 let findings = report
                     .findings
@@ -455,8 +503,9 @@ fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<Answer, Failure>
         already_read: &args.already_read,
         ignore_memory: false,
     };
-    let model = memory.model.as_deref_mut().map(|m| m as &mut dyn crate::llm::Model);
-    let report = recall(&memory.ctx, &query, std::mem::take(&mut memory.session), model)?;
+    let session = std::mem::take(&mut memory.session);
+    let model = super::model(&mut memory.sampling, &mut memory.model);
+    let report = recall(&memory.ctx, &query, session, model)?;
     memory.session = report.session.clone();
     let mut parts: Vec<String> = report.attachments.iter().map(|a| a.text.clone()).collect();
     if let Some(skip) = report.skipped {
@@ -679,6 +728,57 @@ fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<Answer, Failu
     Ok(Answer::new(format!("{approved}{files}{not_loaded}"), &facts))
 }
 
+fn dream(memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
+    let ctx = &memory.ctx;
+    let (switches, _) = ctx.core(whole_tree()?)?.status(&memory.cwd, ctx.env())?;
+    if !switches.daily_log {
+        return Err(Failure::input(
+            "daily-log mode is off for this project: there are no logs to fold (memories are saved \
+             directly with memory_save)",
+        ));
+    }
+    let Some(model) = super::model(&mut memory.sampling, &mut memory.model) else {
+        return Err(Failure::input(
+            "a dream needs a model: this client offers no sampling, and memdir mcp was started \
+             without --llm",
+        ));
+    };
+    let target =
+        crate::cli::commands::save::Target { cwd: Some(memory.cwd.clone().into()), memory_dir: None };
+    let on_chunk = |call: &memdir_core::model::ModelCall| {
+        progress.report(
+            call.call - 1,
+            Some(call.calls),
+            format!("folding chunk {} of {}", call.call, call.calls),
+        );
+    };
+    let report = crate::cli::commands::log::run_dream(ctx, &target, ctx.utc_offset(None), model, on_chunk)?;
+    progress.report(report.chunks, Some(report.chunks), "done");
+    let mut lines: Vec<String> = report
+        .operations
+        .iter()
+        .map(|o| match &o.rejected {
+            None => format!("{} {}", o.op, o.path),
+            Some(why) => format!("rejected {} {}: {why}", o.op, o.path),
+        })
+        .collect();
+    if report.chunks == 0 {
+        lines.insert(0, "Nothing new in the logs.".into());
+    }
+    lines.extend(report.diagnostics.iter().map(|d| format!("note: {d}")));
+    let facts = DreamAnswer {
+        chunks: report.chunks,
+        folded: report.committed,
+        operations: report
+            .operations
+            .into_iter()
+            .map(|o| DreamOperation { op: o.op, path: o.path, rejected: o.rejected })
+            .collect(),
+        notes: report.diagnostics,
+    };
+    Ok(Answer::new(lines.join("\n"), &facts))
+}
+
 /// The memory part of the system prompt, with the MEMORY.md step.
 pub fn system_prompt(memory: &mut Memory) -> Result<String, Failure> {
     let request = memdir_core::instructions::Request {
@@ -693,7 +793,46 @@ pub fn system_prompt(memory: &mut Memory) -> Result<String, Failure> {
         .prompt(&request, Options { index_step: true, ignore_memory: false })?)
 }
 
-const SCHEME: &str = "memdir://memory/";
+/// The memory resources' URIs: `memdir://memory/<path>`.
+pub const SCHEME: &str = "memdir://memory/";
+
+/// The template of every memory's URI (`resources/templates/list`).
+pub fn resource_template() -> rmcp::model::ResourceTemplate {
+    rmcp::model::ResourceTemplate::new(format!("{SCHEME}{{+path}}"), "memory")
+        .with_title("A memory")
+        .with_description(
+            "One memory file, by its path relative to the memory directory (as memory_list shows it), \
+             or MEMORY.md",
+        )
+        .with_mime_type("text/markdown")
+}
+
+/// The local directory a `file://` root names (percent-escapes decoded); None for any other.
+pub fn file_uri_path(uri: &str) -> Option<String> {
+    let rest = uri.strip_prefix("file://")?;
+    // `file:///home/ana` or `file://localhost/home/ana`; a root on another host is not ours.
+    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !path.starts_with('/') {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(path.len());
+    let mut raw = path.bytes();
+    while let Some(b) = raw.next() {
+        if b == b'%' {
+            let hex = [raw.next()?, raw.next()?];
+            bytes.push(u8::from_str_radix(std::str::from_utf8(&hex).ok()?, 16).ok()?);
+        } else {
+            bytes.push(b);
+        }
+    }
+    let path = String::from_utf8(bytes).ok()?;
+    if path.contains('\0') {
+        return None;
+    }
+    // `file:///C:/work` is `C:/work` on Windows.
+    let windows_drive = path.len() > 2 && path.as_bytes()[2] == b':';
+    Some(if windows_drive { path[1..].to_string() } else { path })
+}
 
 /// Every memory (and MEMORY.md) as a resource, `memdir://memory/<path>`.
 pub fn resources(memory: &mut Memory) -> Result<Vec<Resource>, Failure> {
@@ -763,4 +902,20 @@ pub fn read_resource(memory: &mut Memory, path: &str) -> Result<String, McpError
     }
     let bytes = fs.read_file(&memdir_core::fs::join(&dir, path), MAX_BYTES).map_err(|_| missing())?;
     String::from_utf8(bytes).map_err(|_| McpError::internal_error(format!("{path} is not UTF-8 text"), None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_uri_path;
+
+    #[test]
+    fn a_root_is_a_local_directory_or_nothing() {
+        assert_eq!(file_uri_path("file:///home/ana/web%20app").as_deref(), Some("/home/ana/web app"));
+        assert_eq!(file_uri_path("file://localhost/srv/x").as_deref(), Some("/srv/x"));
+        assert_eq!(file_uri_path("file:///C:/work/x").as_deref(), Some("C:/work/x"));
+        for not_ours in ["https://x/y", "file://server/share", "file:///a%2", "file:///a%00b", "file:///%ff"]
+        {
+            assert_eq!(file_uri_path(not_ours), None, "{not_ours}");
+        }
+    }
 }
