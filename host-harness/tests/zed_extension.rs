@@ -1,9 +1,11 @@
 //! The Zed extension (`extension/zed/`), built for `wasm32-wasip2` and loaded headless in
 //! wasmtime against the WIT that `zed_extension_api` 0.7 ships (world `zed:extension`,
 //! `since_v0.6.0`). The host here plays Zed's part: it answers `get-settings` with a scenario's
-//! settings, runs `process:exec` commands for real but only those `extension.toml` grants, and
-//! traps on every other import. Each scenario checks the command, arguments and environment
-//! the extension returns; the last one starts that command and talks MCP to it.
+//! settings, runs `process:exec` commands for real but only those `extension.toml` grants,
+//! serves a fake GitHub release from local files (`latest-github-release`, `download-file`) into
+//! the extension's work directory, and traps on every other import. Each scenario checks the
+//! command, arguments and environment the extension returns; the last one starts that command
+//! and talks MCP to it.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -49,9 +51,18 @@ struct Zed {
     settings: serde_json::Value,
     path: String,
     grant_exec: bool,
+    /// The latest release Zed would find on GitHub: its version and assets (name, local file).
+    release: Option<(String, Vec<(String, PathBuf)>)>,
+    /// How often the extension asked for the latest release.
+    release_asked: u32,
+    /// The extension's work directory on this machine (its `.` inside the sandbox).
+    work: Option<PathBuf>,
     wasi: WasiCtx,
     table: ResourceTable,
 }
+
+/// Where Zed puts the extension's work directory, as the extension sees it.
+const WORK: &str = "/extensions/work/memdir";
 
 impl WasiView for Zed {
     fn ctx(&mut self) -> WasiCtxView<'_> {
@@ -61,16 +72,25 @@ impl WasiView for Zed {
 
 struct Project;
 
-/// The `process:exec` capability `extension.toml` declares, read from the manifest itself.
-fn granted_exec() -> (String, Vec<String>) {
+/// The `process:exec` capabilities `extension.toml` declares, read from the manifest itself.
+fn granted_exec() -> Vec<(String, Vec<String>)> {
     let manifest = std::fs::read_to_string(repo().join("extension/zed/extension.toml")).unwrap();
-    let value = |key: &str| {
-        let line = manifest.lines().find(|l| l.starts_with(&format!("{key} = "))).unwrap();
-        line.split_once(" = ").unwrap().1.to_string()
-    };
-    let command: String = serde_json::from_str(&value("command")).unwrap();
-    let args: Vec<String> = serde_json::from_str(&value("args")).unwrap();
-    (command, args)
+    let manifest: toml_edit::DocumentMut = manifest.parse().unwrap();
+    let capabilities = manifest["capabilities"].as_array_of_tables().unwrap();
+    capabilities
+        .iter()
+        .filter(|c| c["kind"].as_str() == Some("process:exec"))
+        .map(|c| {
+            let args =
+                c["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_string()).collect();
+            (c["command"].as_str().unwrap().to_string(), args)
+        })
+        .collect()
+}
+
+/// A Val of a WIT `result<_, string>`.
+fn unit_result(outcome: Result<(), String>) -> Val {
+    Val::Result(outcome.map(|()| None).map_err(|e| Some(Box::new(Val::String(e)))))
 }
 
 fn string(v: &Val) -> String {
@@ -122,8 +142,8 @@ fn linker(engine: &Engine, component: &Component) -> Linker<Zed> {
                 Val::List(items) => items.iter().map(string).collect(),
                 other => panic!("args: {other:?}"),
             };
-            let (granted_command, granted_args) = granted_exec();
-            let answer = if !store.data().grant_exec || command != granted_command || args != granted_args {
+            let granted = granted_exec().contains(&(command.clone(), args.clone()));
+            let answer = if !store.data().grant_exec || !granted {
                 Err(Val::String(format!("capability process:exec {command} {args:?} was not granted")))
             } else {
                 let output = Command::new(&command)
@@ -143,6 +163,68 @@ fn linker(engine: &Engine, component: &Component) -> Linker<Zed> {
             Ok(())
         })
         .unwrap();
+    let mut platform = linker.instance("zed:extension/platform").unwrap();
+    platform
+        .func_new("current-platform", |_, _, _, results| {
+            let arch = if cfg!(target_arch = "aarch64") { "aarch64" } else { "x8664" };
+            results[0] = Val::Tuple(vec![Val::Enum("linux".into()), Val::Enum(arch.into())]);
+            Ok(())
+        })
+        .unwrap();
+    let mut github = linker.instance("zed:extension/github").unwrap();
+    github
+        .func_new("latest-github-release", |mut store, _, params, results| {
+            store.data_mut().release_asked += 1;
+            let repo = string(&params[0]);
+            results[0] = match (&store.data().release, repo.as_str()) {
+                (Some((version, assets)), "memdir-dev/memdir") => {
+                    let assets = assets
+                        .iter()
+                        .map(|(name, file)| {
+                            Val::Record(vec![
+                                ("name".into(), Val::String(name.clone())),
+                                ("download-url".into(), Val::String(format!("file://{}", file.display()))),
+                            ])
+                        })
+                        .collect();
+                    let release = Val::Record(vec![
+                        ("version".into(), Val::String(version.clone())),
+                        ("assets".into(), Val::List(assets)),
+                    ]);
+                    Val::Result(Ok(Some(Box::new(release))))
+                }
+                _ => Val::Result(Err(Some(Box::new(Val::String(format!("no releases for {repo}")))))),
+            };
+            Ok(())
+        })
+        .unwrap();
+    // Zed downloads into the extension's work directory; here the URL is a local file.
+    linker
+        .root()
+        .func_new("download-file", |store, _, params, results| {
+            let (url, to) = (string(&params[0]), string(&params[1]));
+            let outcome = match (&store.data().work, url.strip_prefix("file://")) {
+                (Some(work), Some(from)) if !to.starts_with('/') && !to.contains("..") => {
+                    std::fs::copy(from, work.join(&to)).map(|_| ()).map_err(|e| format!("{to}: {e}"))
+                }
+                _ => Err(format!("cannot download {url} to {to}")),
+            };
+            results[0] = unit_result(outcome);
+            Ok(())
+        })
+        .unwrap();
+    linker
+        .root()
+        .func_new("make-file-executable", |store, _, params, results| {
+            use std::os::unix::fs::PermissionsExt;
+            let path = string(&params[0]);
+            let work = store.data().work.clone().expect("a work directory");
+            let outcome = std::fs::set_permissions(work.join(&path), std::fs::Permissions::from_mode(0o755))
+                .map_err(|e| format!("{path}: {e}"));
+            results[0] = unit_result(outcome);
+            Ok(())
+        })
+        .unwrap();
     stub_the_rest(&mut linker, engine, component);
     linker
 }
@@ -154,7 +236,16 @@ struct Stub;
 /// only by semver matching at instantiation.)
 fn stub_the_rest(linker: &mut Linker<Zed>, engine: &Engine, component: &Component) {
     use wasmtime::component::types::ComponentItem;
-    let defined = ["project", "[method]project.worktree-ids", "get-settings", "run-command"];
+    let defined = [
+        "project",
+        "[method]project.worktree-ids",
+        "get-settings",
+        "run-command",
+        "current-platform",
+        "latest-github-release",
+        "download-file",
+        "make-file-executable",
+    ];
     let trap = |name: String| {
         move |_: wasmtime::StoreContextMut<'_, Zed>,
               _: wasmtime::component::types::ComponentFunc,
@@ -210,17 +301,37 @@ fn call(
     path: &str,
     grant_exec: bool,
 ) -> Result<Val, String> {
-    let engine = Engine::default();
-    let component = Component::from_file(&engine, extension_wasm()).unwrap();
-    let linker = linker(&engine, &component);
-    let zed = Zed {
+    call_in(export, server, zed(settings, path, grant_exec)).0
+}
+
+/// What Zed knows, with no release and no work directory.
+fn zed(settings: serde_json::Value, path: &str, grant_exec: bool) -> Zed {
+    Zed {
         settings,
         path: path.into(),
         grant_exec,
-        // Zed gives every extension its work directory as PWD; the API's start-up reads it.
-        wasi: WasiCtx::builder().env("PWD", "/extensions/work/memdir").build(),
+        release: None,
+        release_asked: 0,
+        work: None,
+        wasi: WasiCtx::builder().build(),
         table: ResourceTable::new(),
-    };
+    }
+}
+
+/// Calls `export` with Zed in the given state; the answer, and Zed afterwards.
+fn call_in(export: &str, server: &str, mut zed: Zed) -> (Result<Val, String>, Zed) {
+    let engine = Engine::default();
+    let component = Component::from_file(&engine, extension_wasm()).unwrap();
+    let linker = linker(&engine, &component);
+    // Zed gives every extension its work directory as PWD (the API's start-up reads it) and
+    // as the one directory it may touch, preopened as `.` (relative paths) and by its path.
+    let mut wasi = WasiCtx::builder();
+    wasi.env("PWD", WORK);
+    if let Some(work) = &zed.work {
+        wasi.preopened_dir(work, ".", wasmtime_wasi::FsPerms::ReadWrite).unwrap();
+        wasi.preopened_dir(work, WORK, wasmtime_wasi::FsPerms::ReadWrite).unwrap();
+    }
+    zed.wasi = wasi.build();
     let mut store = Store::new(&engine, zed);
     let instance = linker.instantiate(&mut store, &component).unwrap();
     let init = instance.get_func(&mut store, "init-extension").unwrap();
@@ -229,15 +340,19 @@ fn call(
     let func = instance.get_func(&mut store, export).unwrap_or_else(|| panic!("no export {export}"));
     let mut results = [Val::Bool(false)];
     func.call(&mut store, &[Val::String(server.into()), Val::Resource(project)], &mut results).unwrap();
-    match std::mem::replace(&mut results[0], Val::Bool(false)) {
+    let answer = match std::mem::replace(&mut results[0], Val::Bool(false)) {
         Val::Result(Ok(value)) => Ok(*value.expect("a value")),
         Val::Result(Err(message)) => Err(string(&message.expect("a message"))),
         other => panic!("expected a result, got {other:?}"),
-    }
+    };
+    (answer, store.into_data())
 }
 
 fn command(settings: serde_json::Value, path: &str) -> Result<Started, String> {
-    let command = call("context-server-command", "memdir", settings, path, true)?;
+    started(call("context-server-command", "memdir", settings, path, true)?)
+}
+
+fn started(command: Val) -> Result<Started, String> {
     let list = |v: &Val| match v {
         Val::List(items) => items.clone(),
         other => panic!("expected a list, got {other:?}"),
@@ -374,4 +489,98 @@ fn the_command_starts_a_working_server() {
     let reply: serde_json::Value = serde_json::from_str(&line).unwrap();
     assert_eq!(reply["result"]["serverInfo"]["name"], "memdir", "{line}");
     assert!(child.wait().unwrap().success());
+}
+
+/// A fake release of memdir 9.9.9 for this machine: the real binary and a SHA256SUMS, whose
+/// digest for the binary is `digest` (None: the true one).
+fn fake_release(dir: &Path, digest: Option<&str>) -> (String, Vec<(String, PathBuf)>) {
+    use sha2::Digest;
+    let arch = if cfg!(target_arch = "aarch64") { "aarch64" } else { "x86_64" };
+    let name = format!("memdir-9.9.9-{arch}-unknown-linux-gnu");
+    let binary = std::fs::read(env!("CARGO_BIN_EXE_memdir")).unwrap();
+    std::fs::write(dir.join(&name), &binary).unwrap();
+    let hex: String = sha2::Sha256::digest(&binary).iter().map(|b| format!("{b:02x}")).collect();
+    let sums = format!("{}  ./memdir.1\n{}  ./{name}\n", "0".repeat(64), digest.unwrap_or(&hex));
+    std::fs::write(dir.join("SHA256SUMS"), sums).unwrap();
+    ("v9.9.9".into(), vec![(name.clone(), dir.join(&name)), ("SHA256SUMS".into(), dir.join("SHA256SUMS"))])
+}
+
+#[test]
+fn without_memdir_a_release_is_downloaded_checked_and_kept() {
+    let (release_dir, work, empty) =
+        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let path = format!("{}:/usr/bin:/bin", empty.path().display());
+    let settings = serde_json::json!({ "release_repo": "memdir-dev/memdir" });
+    let mut first = zed(settings.clone(), &path, true);
+    first.release = Some(fake_release(release_dir.path(), None));
+    first.work = Some(work.path().to_path_buf());
+    let (answer, after) = call_in("context-server-command", "memdir", first);
+    let first_command = started(answer.unwrap()).unwrap().command;
+    assert_eq!(first_command, format!("{WORK}/memdir-9.9.9/memdir"));
+    assert_eq!(after.release_asked, 1);
+    let kept = work.path().join("memdir-9.9.9/memdir");
+    assert_eq!(std::fs::read(&kept).unwrap(), std::fs::read(env!("CARGO_BIN_EXE_memdir")).unwrap());
+    // The kept binary runs.
+    let version = Command::new(&kept).arg("--version").output().unwrap();
+    assert!(String::from_utf8_lossy(&version.stdout).starts_with("memdir "), "{version:?}");
+
+    // The next start uses it without asking GitHub.
+    let mut second = zed(settings, &path, true);
+    second.work = Some(work.path().to_path_buf());
+    let (answer, after) = call_in("context-server-command", "memdir", second);
+    assert_eq!(started(answer.unwrap()).unwrap().command, format!("{WORK}/memdir-9.9.9/memdir"));
+    assert_eq!(after.release_asked, 0);
+}
+
+#[test]
+fn a_download_that_does_not_match_its_checksum_is_deleted_and_refused() {
+    let (release_dir, work, empty) =
+        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let path = format!("{}:/usr/bin:/bin", empty.path().display());
+    let mut state = zed(serde_json::json!({ "release_repo": "memdir-dev/memdir" }), &path, true);
+    state.release = Some(fake_release(release_dir.path(), Some(&"ab".repeat(32))));
+    state.work = Some(work.path().to_path_buf());
+    let (answer, _) = call_in("context-server-command", "memdir", state);
+    let message = answer.unwrap_err();
+    assert!(message.contains("does not match its checksum in SHA256SUMS"), "{message}");
+    assert!(message.contains("memdir was not found"), "{message}");
+    let left: Vec<_> = std::fs::read_dir(work.path().join("memdir-9.9.9"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left, ["SHA256SUMS"], "no binary is left behind");
+}
+
+#[test]
+fn download_false_or_no_release_falls_back_to_the_install_message() {
+    let (release_dir, work, empty) =
+        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let path = format!("{}:/usr/bin:/bin", empty.path().display());
+    let mut off =
+        zed(serde_json::json!({ "release_repo": "memdir-dev/memdir", "download": false }), &path, true);
+    off.release = Some(fake_release(release_dir.path(), None));
+    off.work = Some(work.path().to_path_buf());
+    let (answer, after) = call_in("context-server-command", "memdir", off);
+    assert!(answer.unwrap_err().contains("memdir was not found"));
+    assert_eq!(after.release_asked, 0, "download: false asks nothing");
+
+    let mut elsewhere = zed(serde_json::json!({ "release_repo": "someone/else" }), &path, true);
+    elsewhere.work = Some(work.path().to_path_buf());
+    let message = call_in("context-server-command", "memdir", elsewhere).0.unwrap_err();
+    assert!(message.contains("downloading a release from someone/else: no releases"), "{message}");
+}
+
+#[test]
+fn the_extension_folder_carries_an_accepted_licence() {
+    // Zed's registry inspects files named LICENSE* at the extension's root.
+    let dir = repo().join("extension/zed");
+    let licences: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().to_ascii_uppercase().starts_with("LICENSE"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(licences.iter().any(|t| t.contains("MIT License") || t.contains("Permission is hereby granted")));
+    assert!(licences.iter().any(|t| t.contains("Apache License")));
 }

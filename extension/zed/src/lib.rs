@@ -5,11 +5,22 @@
 //! `context_server_command` a project without its paths, so the server's own working
 //! directory is the project unless `project_dir` says otherwise. The extension only decides
 //! the command: which binary, which arguments, which switches as environment variables.
+//!
+//! The binary, in order: `binary_path`; a release binary this extension downloaded and checked
+//! before; `memdir` on PATH; else the latest release for this platform, downloaded and checked
+//! against the release's SHA256SUMS (unless `download` is false). The extension API has a PATH
+//! lookup (`Worktree::which`) only for language servers: a context server is given a project
+//! without worktrees, so PATH is searched through the granted `process:exec` commands, `sh -c
+//! "command -v memdir"` on Unix and `where.exe memdir` on Windows.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
 use zed_extension_api::settings::ContextServerSettings;
-use zed_extension_api::{self as zed, Command, ContextServerConfiguration, ContextServerId, Project, Result};
+use zed_extension_api::{
+    self as zed, Architecture, Command, ContextServerConfiguration, ContextServerId, DownloadedFileType,
+    GithubReleaseOptions, Os, Project, Result,
+};
 
 /// The context server's id, as `extension.toml` registers it.
 pub const SERVER_ID: &str = "memdir";
@@ -35,6 +46,12 @@ pub struct Settings {
     pub team_memory: Option<bool>,
     /// The configuration directory the memories live under (default ~/.claude).
     pub config_dir: Option<String>,
+    /// Download the latest release binary when memdir is not installed (default true). It is
+    /// checked against the release's SHA256SUMS before it is used.
+    pub download: Option<bool>,
+    /// The GitHub repository ("owner/name") releases are downloaded from. By default the one
+    /// this extension was built from.
+    pub release_repo: Option<String>,
 }
 
 /// How to install memdir, shown when Zed cannot start the server.
@@ -84,21 +101,136 @@ impl Settings {
         Command { command: binary, args, env }
     }
 
-    /// `binary_path`, else `memdir` found on PATH, else the installation message.
+    /// `binary_path`; else a release binary downloaded before; else `memdir` on PATH; else
+    /// the latest release, downloaded and checked; else the installation message.
     fn binary(&self) -> Result<String> {
         if let Some(path) = &self.binary_path {
             return Ok(path.clone());
         }
-        let found = zed::process::Command::new("sh").args(["-c", "command -v memdir"]).output();
-        match found {
-            Ok(output) if output.status == Some(0) => {
-                let path = String::from_utf8_lossy(&output.stdout).trim().to_string();
-                if path.starts_with('/') { Ok(path) } else { Err(INSTALL.to_string()) }
-            }
-            Ok(_) => Err(INSTALL.to_string()),
-            Err(e) => Err(format!("{INSTALL} (PATH could not be searched: {e})")),
+        if let Some(path) = downloaded() {
+            return Ok(path);
         }
+        let searched = match on_path() {
+            Ok(Some(path)) => return Ok(path),
+            Ok(None) => String::new(),
+            Err(e) => format!(" (PATH could not be searched: {e})"),
+        };
+        if self.download == Some(false) {
+            return Err(format!("{INSTALL}{searched}"));
+        }
+        let Some(repo) = self.release_repo.clone().or_else(default_repo) else {
+            return Err(format!("{INSTALL}{searched}"));
+        };
+        download(&repo).map_err(|e| format!("{INSTALL}{searched} (downloading a release from {repo}: {e})"))
     }
+}
+
+/// `memdir` on PATH, through the search command this platform has.
+fn on_path() -> Result<Option<String>> {
+    let (os, _) = zed::current_platform();
+    let output = match os {
+        Os::Windows => zed::process::Command::new("where.exe").arg("memdir").output()?,
+        Os::Mac | Os::Linux => zed::process::Command::new("sh").args(["-c", "command -v memdir"]).output()?,
+    };
+    if output.status != Some(0) {
+        return Ok(None);
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let first = text.lines().next().unwrap_or("").trim().to_string();
+    let absolute = first.starts_with('/') || first.get(1..3) == Some(":\\");
+    Ok(absolute.then_some(first))
+}
+
+/// The repository a release build names (`CARGO_PKG_REPOSITORY` of a GitHub URL).
+fn default_repo() -> Option<String> {
+    let url = env!("CARGO_PKG_REPOSITORY");
+    let rest = url.strip_prefix("https://github.com/")?.trim_end_matches('/').trim_end_matches(".git");
+    (rest.split('/').count() == 2).then(|| rest.to_string())
+}
+
+/// The Rust target a release names its binary after.
+fn release_target() -> Result<(&'static str, &'static str)> {
+    Ok(match zed::current_platform() {
+        (Os::Linux, Architecture::X8664) => ("x86_64-unknown-linux-gnu", ""),
+        (Os::Linux, Architecture::Aarch64) => ("aarch64-unknown-linux-gnu", ""),
+        (Os::Mac, Architecture::Aarch64) => ("aarch64-apple-darwin", ""),
+        (Os::Mac, Architecture::X8664) => ("x86_64-apple-darwin", ""),
+        (Os::Windows, Architecture::X8664) => ("x86_64-pc-windows-gnu", ".exe"),
+        (os, arch) => return Err(format!("no release is built for {os:?} on {arch:?}")),
+    })
+}
+
+/// Where downloads go, under the extension's work directory: `memdir-<version>/`.
+const DOWNLOAD_PREFIX: &str = "memdir-";
+
+/// A binary an earlier start downloaded and checked (only a checked one is ever renamed into
+/// place), the newest version first.
+fn downloaded() -> Option<String> {
+    let (_, exe) = release_target().ok()?;
+    let mut dirs: Vec<String> = std::fs::read_dir(".")
+        .ok()?
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| name.starts_with(DOWNLOAD_PREFIX))
+        .collect();
+    dirs.sort();
+    let dir = dirs.into_iter().rev().find(|d| std::fs::metadata(format!("{d}/memdir{exe}")).is_ok())?;
+    absolute(&format!("{dir}/memdir{exe}")).ok()
+}
+
+/// Downloads the latest release's binary for this platform and its SHA256SUMS, and keeps the
+/// binary only when its digest is the one listed.
+fn download(repo: &str) -> Result<String> {
+    let (target, exe) = release_target()?;
+    let release =
+        zed::latest_github_release(repo, GithubReleaseOptions { require_assets: true, pre_release: false })?;
+    let version = release.version.trim_start_matches('v');
+    if version.is_empty() || version.contains(['/', '\\']) || version.starts_with('.') {
+        return Err(format!("the release's version {:?} is not a version", release.version));
+    }
+    let name = format!("memdir-{version}-{target}{exe}");
+    let asset = |wanted: &str| {
+        release
+            .assets
+            .iter()
+            .find(|a| a.name == wanted)
+            .ok_or_else(|| format!("release {version} has no {wanted}"))
+    };
+    let (binary_asset, sums_asset) = (asset(&name)?, asset("SHA256SUMS")?);
+    let dir = format!("{DOWNLOAD_PREFIX}{version}");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{dir}: {e}"))?;
+    let (sums, part, binary) =
+        (format!("{dir}/SHA256SUMS"), format!("{dir}/memdir.part"), format!("{dir}/memdir{exe}"));
+    zed::download_file(&sums_asset.download_url, &sums, DownloadedFileType::Uncompressed)?;
+    zed::download_file(&binary_asset.download_url, &part, DownloadedFileType::Uncompressed)?;
+    let listed = std::fs::read_to_string(&sums).map_err(|e| format!("SHA256SUMS: {e}"))?;
+    let expected = listed_digest(&listed, &name).ok_or_else(|| format!("SHA256SUMS lists no {name}"))?;
+    let bytes = std::fs::read(&part).map_err(|e| format!("{part}: {e}"))?;
+    let actual: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    if actual != expected {
+        let _ = std::fs::remove_file(&part);
+        return Err(format!(
+            "{name} does not match its checksum in SHA256SUMS (got {actual}); it was deleted"
+        ));
+    }
+    std::fs::rename(&part, &binary).map_err(|e| format!("{binary}: {e}"))?;
+    zed::make_file_executable(&binary)?;
+    absolute(&binary)
+}
+
+/// The digest `sha256sum` listed for `name` (`<hex>  <name>`, the name maybe `./`-prefixed).
+pub fn listed_digest(sums: &str, name: &str) -> Option<String> {
+    sums.lines().find_map(|line| {
+        let (hex, file) = line.split_once(char::is_whitespace)?;
+        let file = file.trim_start().trim_start_matches('*').trim_start_matches("./");
+        (file == name && hex.len() == 64).then(|| hex.to_ascii_lowercase())
+    })
+}
+
+/// A path under the extension's work directory, absolute (Zed starts servers elsewhere).
+fn absolute(relative: &str) -> Result<String> {
+    let dir = std::env::current_dir().map_err(|e| format!("the extension's directory: {e}"))?;
+    Ok(dir.join(relative).to_string_lossy().into_owned())
 }
 
 /// The settings schema, as Zed validates the user's settings against it.
