@@ -186,3 +186,59 @@ fn a_linked_configuration_file_stays_a_link_and_its_target_is_edited() {
     memdir(home, &["setup", "--client", "cursor", "--remove", "--yes"]);
     assert_eq!(std::fs::read_to_string(&dotfiles).unwrap(), "{}\n");
 }
+
+/// The snippets docs/mcp.md shows for each client, by the `<!-- setup: id -->` before them.
+fn documented_snippets() -> Vec<(String, String)> {
+    let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/mcp.md")).unwrap();
+    let mut found = Vec::new();
+    for part in docs.split("<!-- setup: ").skip(1) {
+        let (id, rest) = part.split_once(" -->").unwrap();
+        let body = rest.split_once("```").unwrap().1;
+        let (_lang, body) = body.split_once('\n').unwrap();
+        found.push((id.to_string(), body.split_once("```").unwrap().0.to_string()));
+    }
+    found
+}
+
+/// `value` with every "memdir" string (the program) replaced by `program`.
+fn with_program(value: Value, program: &str) -> Value {
+    match value {
+        Value::String(s) if s == "memdir" => Value::String(program.into()),
+        Value::Array(items) => Value::Array(items.into_iter().map(|v| with_program(v, program)).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, with_program(v, program))).collect())
+        }
+        other => other,
+    }
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn every_snippet_in_the_docs_is_what_setup_writes() {
+    let program = std::fs::canonicalize(env!("CARGO_BIN_EXE_memdir")).unwrap();
+    let program = program.to_str().unwrap();
+    let snippets = documented_snippets();
+    let ids: Vec<&str> = snippets.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["claude", "cursor", "vscode", "codex", "gemini", "opencode", "windsurf", "zed"]);
+    for (id, snippet) in snippets {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = memdir(tmp.path(), &["setup", "--client", &id, "--yes"]);
+        assert!(out.status.success(), "{id}: {}", text(&out));
+        let file =
+            text(&out).lines().find_map(|l| l.split_once(": create ").map(|(_, f)| f.to_string())).unwrap();
+        let written = std::fs::read_to_string(&file).unwrap();
+        if id == "codex" {
+            let parse = |t: &str| t.parse::<toml_edit::DocumentMut>().unwrap();
+            let (doc, mine) = (parse(&snippet), parse(&written));
+            let entry = |d: &toml_edit::DocumentMut, key: &str| d["mcp_servers"]["memdir"][key].to_string();
+            assert_eq!(
+                entry(&doc, "command").trim().replace("\"memdir\"", &format!("\"{program}\"")),
+                entry(&mine, "command").trim()
+            );
+            assert_eq!(entry(&doc, "args"), entry(&mine, "args"));
+        } else {
+            let documented = with_program(serde_json::from_str(&snippet).unwrap(), program);
+            assert_eq!(documented, jsonc_value(&written), "{id}: the docs show {snippet}");
+        }
+    }
+}
