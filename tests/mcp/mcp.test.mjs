@@ -25,6 +25,7 @@ const version = /^version = "(.+)"$/m.exec(fs.readFileSync(path.join(repo, "Carg
 const TOOLS = [
   "memory_check",
   "memory_dream",
+  "memory_extract",
   "memory_forget",
   "memory_index",
   "memory_instructions",
@@ -122,7 +123,7 @@ test("initialise: memdir's own name, version and capabilities", async () => {
   }
 });
 
-test("tools/list: ten tools, each described for a model with an object schema", async () => {
+test("tools/list: eleven tools, each described for a model with an object schema", async () => {
   const w = world();
   const client = await connect(w);
   try {
@@ -623,6 +624,66 @@ test("progress: memory_check reports while it runs", async () => {
     });
     assert.equal(checked.structuredContent.memories, 1);
     assert.match(progress[0]?.message ?? "", /checking/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("the client's model extracts memories from the conversation (memory_extract), reading only what is new", async () => {
+  const w = world();
+  const rounds = [];
+  const client = await connect(w, {
+    capabilities: { sampling: {} },
+    handlers: [
+      [
+        CreateMessageRequestSchema,
+        (request) => {
+          const asked = request.params.messages[0].content.text;
+          // Round 1 chooses memories to read; round 2 (whose schema names operations) writes.
+          if (!asked.includes('"operations"')) {
+            rounds.push("read");
+            return sampled({ read: [] });
+          }
+          rounds.push("write");
+          return sampled({
+            operations: [
+              {
+                op: "create",
+                path: "feedback_pnpm.md",
+                type: "feedback",
+                name: "pnpm",
+                description: "Use pnpm, not npm",
+                body: "Use pnpm for every install.\n**Why:** Ana asked for it.\n**How to apply:** every install.",
+              },
+            ],
+          });
+        },
+      ],
+    ],
+  });
+  try {
+    const messages = [
+      { role: "user", content: "Please always use pnpm, never npm, in this repo." },
+      { role: "assistant", content: "Understood, I will use pnpm." },
+    ];
+    const progress = [];
+    const first = await client.callTool(
+      { name: "memory_extract", arguments: { messages, conversation: "c1" } },
+      undefined,
+      { onprogress: (p) => progress.push(p) },
+    );
+    assert.equal(first.isError, false, text(first));
+    assert.deepEqual(first.structuredContent.operations, [{ op: "create", path: "feedback_pnpm.md" }]);
+    assert.equal(first.structuredContent.cursor, 2);
+    assert.deepEqual(rounds, ["read", "write"]);
+    assert.match(fs.readFileSync(path.join(w.memoryDir, "feedback_pnpm.md"), "utf8"), /Use pnpm/);
+    assert.ok(progress.length >= 2, `progress per round: ${JSON.stringify(progress)}`);
+
+    // The same conversation again: nothing new, no model call.
+    const again = await client.callTool({ name: "memory_extract", arguments: { messages, conversation: "c1" } });
+    assert.equal(again.isError, false, text(again));
+    assert.deepEqual(again.structuredContent.operations, []);
+    assert.equal(rounds.length, 2);
   } finally {
     await client.close();
   }

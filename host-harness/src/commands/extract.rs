@@ -56,6 +56,45 @@ struct Op<'a> {
     reason: Option<&'a str>,
 }
 
+/// One extraction's input, as the CLI and the MCP tool give it.
+pub struct Extraction<'a> {
+    /// The conversation as JSON lines (the transcript wire format the core parses).
+    pub transcript: &'a str,
+    /// Where it came from, for error messages.
+    pub source: &'a str,
+    /// The conversation's id, for its cursor.
+    pub conversation: Option<String>,
+    pub written: &'a [String],
+    pub main_agent: bool,
+    pub utc_offset_minutes: i32,
+}
+
+/// Runs writer B over a conversation with `model`; `progress` hears of each model call.
+pub fn extract(
+    ctx: &Context,
+    target: &super::save::Target,
+    extraction: &Extraction,
+    model: &mut dyn crate::llm::Model,
+    progress: impl FnMut(&memdir_core::model::ModelCall),
+) -> Result<memdir_core::extract::ExtractResult, Failure> {
+    let (target, _, fs) = target.open(ctx)?;
+    let mut core = ctx.core(fs)?;
+    let messages = core
+        .extract_parse(extraction.transcript)
+        .map_err(|e| Failure::input(format!("{}: {e}", extraction.source)))?;
+    let input = Input {
+        target,
+        messages,
+        conversation: extraction.conversation.clone(),
+        written: extraction.written.to_vec(),
+        main_agent: extraction.main_agent,
+        now_ms: ctx.now_ms(),
+        utc_offset_minutes: extraction.utc_offset_minutes,
+    };
+    let first = core.extract_start(&input)?;
+    Ok(drive(first, model, |state, reply| core.extract_resume(state, reply), progress)?)
+}
+
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let mut model = ctx.model(args.llm.as_deref(), "extraction")?;
@@ -65,22 +104,15 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         Some(id) => id.clone(),
         None => args.transcript.file_stem().and_then(|s| s.to_str()).unwrap_or("conversation").to_string(),
     };
-    let (target, _, fs) = args.target.open(ctx)?;
-    let mut core = ctx.core(fs)?;
-    let messages = core
-        .extract_parse(&text)
-        .map_err(|e| Failure::input(format!("{}: {e}", args.transcript.display())))?;
-    let input = Input {
-        target,
-        messages,
+    let extraction = Extraction {
+        transcript: &text,
+        source: &args.transcript.display().to_string(),
         conversation: Some(conversation),
-        written: args.written.clone(),
+        written: &args.written,
         main_agent: !args.subagent,
-        now_ms: ctx.now_ms(),
         utc_offset_minutes: ctx.utc_offset(args.utc_offset),
     };
-    let first = core.extract_start(&input)?;
-    let report = drive(first, &mut *model, |state, reply| core.extract_resume(state, reply), |_| {})?;
+    let report = extract(ctx, &args.target, &extraction, &mut *model, |_| {})?;
 
     fn op(o: &memdir_core::extract::OpReport) -> Op<'_> {
         Op { op: &o.op, path: &o.path, reason: None }

@@ -225,15 +225,15 @@ pub struct DreamAnswer {
     /// Chunks folded and recorded as read (a chunk the model failed on is asked again next time).
     pub folded: u32,
     /// What the dream did to the memories, applied or rejected.
-    pub operations: Vec<DreamOperation>,
+    pub operations: Vec<Operation>,
     /// Model failures and unusable replies.
     pub notes: Vec<String>,
 }
 
-/// One change a dream made or was refused.
+/// One change a dream or an extraction made, or was refused.
 #[derive(Debug, Serialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
-pub struct DreamOperation {
+pub struct Operation {
     /// create, update or delete.
     pub op: String,
     /// The memory, relative to the memory directory.
@@ -241,4 +241,34 @@ pub struct DreamOperation {
     /// Why it was refused, when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rejected: Option<String>,
+}
+
+impl Operation {
+    /// The core's report of an operation.
+    pub fn from_report(o: memdir_core::extract::OpReport) -> Operation {
+        Operation { op: o.op, path: o.path, rejected: o.rejected }
+    }
+
+    /// `create feedback_x.md`, or `rejected create ../x.md: why`.
+    pub fn line(&self) -> String {
+        match &self.rejected {
+            None => format!("{} {}", self.op, self.path),
+            Some(why) => format!("rejected {} {}: {why}", self.op, self.path),
+        }
+    }
+}
+
+/// `memory_extract`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct ExtractAnswer {
+    /// Why nothing was extracted (memory off, the agent already saved this turn, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Messages of this conversation processed so far; the next call starts after them.
+    pub cursor: u32,
+    /// What was saved, updated or refused.
+    pub operations: Vec<Operation>,
+    /// Model failures and unusable replies.
+    pub notes: Vec<String>,
 }

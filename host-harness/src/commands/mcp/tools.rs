@@ -45,6 +45,7 @@ const INSTRUCTIONS_TOOL: &str = "memory_instructions";
 const CHECK: &str = "memory_check";
 const TEAM_SYNC: &str = "memory_team_sync";
 const DREAM: &str = "memory_dream";
+const EXTRACT: &str = "memory_extract";
 
 /// Tools that take no arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -160,6 +161,39 @@ pub struct InstructionsArgs {
     /// does. Until then they are listed as not loaded.
     #[serde(default)]
     pub approve_external: bool,
+}
+
+/// `memory_extract`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct ExtractArgs {
+    /// The conversation so far, oldest first. Send the whole conversation each time: the
+    /// server remembers how far it read (per `conversation`) and only looks at what is new.
+    pub messages: Vec<ChatMessage>,
+    /// An id for this conversation, so a later call reads only what is new.
+    #[serde(default)]
+    pub conversation: Option<String>,
+}
+
+/// One message of a conversation.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct ChatMessage {
+    /// user or assistant.
+    pub role: ChatRole,
+    /// The message's text.
+    pub content: String,
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(crate = "rmcp::schemars")]
+pub enum ChatRole {
+    User,
+    Assistant,
 }
 
 /// `memory_team_sync`.
@@ -299,6 +333,17 @@ pub fn list() -> Vec<Tool> {
         .with_annotations(
             ToolAnnotations::new().read_only(false).destructive(true).idempotent(true).open_world(false),
         ),
+        tool::<ExtractArgs, ExtractAnswer>(
+            EXTRACT,
+            "Extract memories from the conversation",
+            "Reads the conversation (what is new since the last call with the same `conversation` \
+             id) and saves what a future conversation should remember: who the user is, their \
+             corrections and confirmed approaches, project decisions, where things live. Asks a \
+             model in two rounds: the client's own when it offers sampling, else the one memdir \
+             was started with. Use it at the end of a task instead of saving memories one by one; \
+             it skips a turn in which you already saved memories yourself.",
+        )
+        .with_annotations(writes(false, true)),
         tool::<LogArgs, LogAnswer>(
             LOG,
             "Log to today's memory log",
@@ -331,6 +376,7 @@ pub enum Call {
     Check,
     TeamSync(TeamSyncArgs),
     Dream,
+    Extract(ExtractArgs),
 }
 
 impl Call {
@@ -348,6 +394,7 @@ impl Call {
             CHECK => parse::<NoArgs>(name, args).map(|_| Call::Check)?,
             TEAM_SYNC => Call::TeamSync(parse(name, args)?),
             DREAM => parse::<NoArgs>(name, args).map(|_| Call::Dream)?,
+            EXTRACT => Call::Extract(parse(name, args)?),
             _ => {
                 let names: Vec<_> = list().into_iter().map(|t| t.name).collect();
                 return Err(McpError::invalid_params(
@@ -384,6 +431,7 @@ impl Call {
                 team_sync(memory, args)
             }
             Call::Dream => dream(memory, progress).inspect(|_| memory.wrote()),
+            Call::Extract(args) => extract(memory, args, progress).inspect(|_| memory.wrote()),
             Call::Instructions(args) => instructions(memory, args),
             Call::Check => {
                 use crate::cli::commands::check;
@@ -754,29 +802,72 @@ fn dream(memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
     };
     let report = crate::cli::commands::log::run_dream(ctx, &target, ctx.utc_offset(None), model, on_chunk)?;
     progress.report(report.chunks, Some(report.chunks), "done");
-    let mut lines: Vec<String> = report
-        .operations
-        .iter()
-        .map(|o| match &o.rejected {
-            None => format!("{} {}", o.op, o.path),
-            Some(why) => format!("rejected {} {}: {why}", o.op, o.path),
-        })
-        .collect();
-    if report.chunks == 0 {
-        lines.insert(0, "Nothing new in the logs.".into());
-    }
-    lines.extend(report.diagnostics.iter().map(|d| format!("note: {d}")));
+    let operations: Vec<Operation> = report.operations.into_iter().map(Operation::from_report).collect();
+    let first = (report.chunks == 0).then(|| "Nothing new in the logs.".to_string());
+    let text = operations_text(first, &operations, &report.diagnostics);
     let facts = DreamAnswer {
         chunks: report.chunks,
         folded: report.committed,
-        operations: report
-            .operations
-            .into_iter()
-            .map(|o| DreamOperation { op: o.op, path: o.path, rejected: o.rejected })
-            .collect(),
+        operations,
         notes: report.diagnostics,
     };
-    Ok(Answer::new(lines.join("\n"), &facts))
+    Ok(Answer::new(text, &facts))
+}
+
+/// A workflow's answer as text: a first line, then each operation, then the notes.
+fn operations_text(first: Option<String>, operations: &[Operation], notes: &[String]) -> String {
+    let lines = first.into_iter().chain(operations.iter().map(Operation::line));
+    lines.chain(notes.iter().map(|d| format!("note: {d}"))).collect::<Vec<_>>().join("\n")
+}
+
+fn extract(memory: &mut Memory, args: ExtractArgs, progress: &Progress) -> Result<Answer, Failure> {
+    use crate::cli::commands::extract::{Extraction, extract};
+    let Some(model) = super::model(&mut memory.sampling, &mut memory.model) else {
+        return Err(Failure::input(
+            "extraction needs a model: this client offers no sampling, and memdir mcp was started \
+             without --llm. Save memories one by one with memory_save instead",
+        ));
+    };
+    // The transcript wire format, which the core parses (one message per JSON line).
+    let transcript: String = args
+        .messages
+        .iter()
+        .map(|m| {
+            let role = match m.role {
+                ChatRole::User => "user",
+                ChatRole::Assistant => "assistant",
+            };
+            format!("{}\n", serde_json::json!({ "role": role, "content": m.content }))
+        })
+        .collect();
+    let extraction = Extraction {
+        transcript: &transcript,
+        source: "the messages",
+        conversation: args.conversation,
+        written: &[],
+        main_agent: true,
+        utc_offset_minutes: memory.ctx.utc_offset(None),
+    };
+    let target =
+        crate::cli::commands::save::Target { cwd: Some(memory.cwd.clone().into()), memory_dir: None };
+    let on_call = |call: &memdir_core::model::ModelCall| {
+        progress.report(
+            call.call - 1,
+            Some(call.calls),
+            format!("asking the model, round {} of {}", call.call, call.calls),
+        );
+    };
+    let report = extract(&memory.ctx, &target, &extraction, model, on_call)?;
+    let operations: Vec<Operation> = report.operations.into_iter().map(Operation::from_report).collect();
+    let skipped = report.skipped.map(|s| s.as_str().to_string());
+    let first = match (&skipped, operations.is_empty()) {
+        (Some(why), _) => Some(format!("Nothing extracted ({why}).")),
+        (None, true) => Some("Nothing worth remembering in what is new.".to_string()),
+        (None, false) => None,
+    };
+    let text = operations_text(first, &operations, &report.diagnostics);
+    let facts = ExtractAnswer { skipped, cursor: report.cursor, operations, notes: report.diagnostics };
+    Ok(Answer::new(text, &facts))
 }
 
 /// The memory part of the system prompt, with the MEMORY.md step.
