@@ -12,7 +12,8 @@ fn memdir(home: &Path, args: &[&str]) -> Output {
         .args(args)
         .env_clear()
         .env("HOME", home)
-        .env("PATH", "/usr/bin:/bin")
+        // No client on PATH counts: only the files each test makes.
+        .env("PATH", "/nonexistent")
         .output()
         .unwrap()
 }

@@ -45,6 +45,8 @@ function output(w, program, args) {
 test("a machine with no agents: setup says so plainly and writes nothing", () => {
   const w = world();
   try {
+    // Nothing on PATH either: a client installed on this machine must not count.
+    w.env.PATH = w.root;
     const { status, text } = output(w, memdir, ["setup", "--dry-run"]);
     assert.equal(status, 0, text);
     assert.match(text, /No agents found on this machine/);
