@@ -10,9 +10,9 @@
 //! directory the server was started in. No tool argument names a directory, and writes go
 //! through a filesystem that grants the memory directory alone.
 //!
-//! When the client offers sampling, recall, and dream ask the client's model (`client`);
-//! otherwise `--llm`, else the offline selector. Memory files changing on disk reach the client
-//! as resource notifications (`watch`).
+//! When the client offers sampling, recall, extraction and dream ask the client's model
+//! (`client`); otherwise `--llm`, else the offline selector. Memory files changing on disk reach
+//! the client as resource notifications (`watch`).
 
 mod answers;
 mod client;
@@ -320,9 +320,6 @@ impl ServerHandler for Server {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         *self.watch.peer.lock().unwrap_or_else(|e| e.into_inner()) = Some(context.peer.clone());
-        let runtime = tokio::runtime::Handle::current();
-        let sampling = client::Sampling::offered(&context.peer, runtime, SAMPLING_TIMEOUT);
-        let _ = self.on_worker(move |memory| memory.sampling = sampling).await;
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
@@ -345,7 +342,15 @@ impl ServerHandler for Server {
         let call = tools::Call::parse(&request.name, request.arguments.unwrap_or_default())?;
         self.settle_roots(&context.peer).await;
         let progress = client::Progress::new(&context.peer, context.meta.get_progress_token());
-        let result = self.on_worker(move |memory| call.run(memory, &progress)).await?;
+        // Decided with each call, so the first one already uses the client's model.
+        let runtime = tokio::runtime::Handle::current();
+        let sampling = client::Sampling::offered(&context.peer, runtime, SAMPLING_TIMEOUT);
+        let result = self
+            .on_worker(move |memory| {
+                memory.sampling = sampling;
+                call.run(memory, &progress)
+            })
+            .await?;
         Ok(match result {
             Ok(answer) => {
                 let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
