@@ -159,15 +159,26 @@ fn check_reports_a_registered_server_that_does_not_start() {
 }
 
 #[test]
-fn zed_is_left_to_the_extension_when_it_is_installed() {
+#[cfg(target_os = "linux")]
+fn zed_and_vs_code_are_left_to_memdirs_own_extension_when_it_is_installed() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path();
     std::fs::create_dir_all(home.join(".local/share/zed/extensions/installed/memdir")).unwrap();
-    if cfg!(target_os = "linux") {
-        let out = memdir(home, &["setup", "--client", "zed", "--yes"]);
-        assert!(text(&out).contains("Zed: skipped: the memdir Zed extension is installed"), "{}", text(&out));
-        assert!(!home.join(".config/zed/settings.json").exists());
-    }
+    std::fs::create_dir_all(home.join(".vscode/extensions/memdir.memdir-0.2.0")).unwrap();
+    let out = memdir(home, &["setup", "--client", "zed", "--client", "vscode", "--yes"]);
+    let said = text(&out);
+    assert!(said.contains("Zed: skipped: memdir's extension for it is installed"), "{said}");
+    assert!(said.contains("VS Code: skipped: memdir's extension for it is installed"), "{said}");
+    assert!(!home.join(".config/zed/settings.json").exists());
+    assert!(!home.join(".config/Code/User/mcp.json").exists());
+
+    // Other extensions whose names merely start alike do not count.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(other.path().join(".local/share/zed/extensions/installed/memdirx")).unwrap();
+    std::fs::create_dir_all(other.path().join(".vscode/extensions/memdir.memdirx-1.0.0")).unwrap();
+    let out = memdir(other.path(), &["setup", "--client", "zed", "--client", "vscode", "--yes"]);
+    assert!(out.status.success() && !text(&out).contains("skipped"), "{}", text(&out));
+    assert!(other.path().join(".config/zed/settings.json").exists());
 }
 
 #[test]

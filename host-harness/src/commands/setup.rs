@@ -94,10 +94,10 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let mut plans = Vec::new();
     let mut failed = false;
     for client in chosen {
-        if client.id == "zed" && !args.remove && dirs.zed_extension().is_dir() {
+        if !args.remove && client.has_memdir_extension() {
             writeln!(
                 out,
-                "{}: skipped: the memdir Zed extension is installed and starts the server",
+                "{}: skipped: memdir's extension for it is installed and gives it memdir",
                 client.title
             )?;
             continue;

@@ -20,6 +20,10 @@ pub struct Client {
     pub marks: Vec<PathBuf>,
     /// Executables on PATH that mean the same.
     pub executables: &'static [&'static str],
+    /// Where memdir's own extension for this client would be installed: a directory and the
+    /// name of its entry (or the name's prefix before `-version`). With it installed, the
+    /// client already has memdir, and setup leaves it alone.
+    pub extension: Option<(PathBuf, &'static str)>,
     shape: Shape,
 }
 
@@ -40,6 +44,16 @@ enum Shape {
 }
 
 impl Client {
+    /// memdir's own extension for this client is installed.
+    pub fn has_memdir_extension(&self) -> bool {
+        let Some((dir, name)) = &self.extension else { return false };
+        let Ok(entries) = std::fs::read_dir(dir) else { return false };
+        entries
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .any(|entry| entry == *name || entry.strip_prefix(name).is_some_and(|rest| rest.starts_with('-')))
+    }
+
     /// The entry that starts `program mcp`.
     pub fn entry(&self, program: &str) -> Value {
         match self.shape {
@@ -108,8 +122,8 @@ impl Dirs {
         })
     }
 
-    /// Where Zed installs extensions; the memdir extension there starts the server itself.
-    pub fn zed_extension(&self) -> PathBuf {
+    /// Where Zed installs extensions.
+    fn zed_extensions(&self) -> PathBuf {
         let data = if cfg!(windows) {
             self.app_config.parent().unwrap_or(&self.app_config).join("Local/Zed")
         } else if cfg!(target_os = "macos") {
@@ -117,7 +131,7 @@ impl Dirs {
         } else {
             self.xdg_data.join("zed")
         };
-        data.join("extensions/installed/memdir")
+        data.join("extensions/installed")
     }
 
     fn zed_settings(&self) -> PathBuf {
@@ -145,6 +159,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             marks: vec![claude_dir, claude_file.clone()],
             file: claude_file,
             executables: &["claude"],
+            extension: None,
             shape: Shape::Claude,
         },
         Client {
@@ -154,6 +169,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             file: home.join(".cursor/mcp.json"),
             marks: vec![home.join(".cursor")],
             executables: &["cursor"],
+            extension: None,
             shape: Shape::Plain,
         },
         Client {
@@ -163,6 +179,8 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             file: vscode_user.join("mcp.json"),
             marks: vec![vscode_user],
             executables: &["code"],
+            // Its tools reach agent mode through VS Code's own API.
+            extension: Some((dirs.home.join(".vscode/extensions"), "memdir.memdir")),
             shape: Shape::Typed,
         },
         Client {
@@ -172,6 +190,8 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             file: dirs.zed_settings(),
             marks: vec![dirs.zed_settings().parent().map(PathBuf::from).unwrap_or_default()],
             executables: &["zed", "zeditor"],
+            // It starts `memdir mcp` as a context server.
+            extension: Some((dirs.zed_extensions(), "memdir")),
             shape: Shape::WithEnv,
         },
         Client {
@@ -181,6 +201,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             file: dirs.codex_home.join("config.toml"),
             marks: vec![dirs.codex_home.clone()],
             executables: &["codex"],
+            extension: None,
             shape: Shape::Plain,
         },
         Client {
@@ -190,6 +211,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             file: dirs.gemini_home.join(".gemini/settings.json"),
             marks: vec![dirs.gemini_home.join(".gemini")],
             executables: &["gemini"],
+            extension: None,
             shape: Shape::Plain,
         },
         Client {
@@ -199,6 +221,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             file: dirs.xdg_config.join("opencode/opencode.json"),
             marks: vec![dirs.xdg_config.join("opencode")],
             executables: &["opencode"],
+            extension: None,
             shape: Shape::Opencode,
         },
         Client {
@@ -208,6 +231,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             file: home.join(".codeium/windsurf/mcp_config.json"),
             marks: vec![home.join(".codeium/windsurf")],
             executables: &["windsurf"],
+            extension: None,
             shape: Shape::Plain,
         },
     ]
