@@ -53,8 +53,9 @@ struct Zed {
     grant_exec: bool,
     /// The latest release Zed would find on GitHub: its version and assets (name, local file).
     release: Option<(String, Vec<(String, PathBuf)>)>,
-    /// How often the extension asked for the latest release.
+    /// How often the extension asked for the latest release, and downloaded a file.
     release_asked: u32,
+    downloads: u32,
     /// The extension's work directory on this machine (its `.` inside the sandbox).
     work: Option<PathBuf>,
     wasi: WasiCtx,
@@ -201,7 +202,8 @@ fn linker(engine: &Engine, component: &Component) -> Linker<Zed> {
     // Zed downloads into the extension's work directory; here the URL is a local file.
     linker
         .root()
-        .func_new("download-file", |store, _, params, results| {
+        .func_new("download-file", |mut store, _, params, results| {
+            store.data_mut().downloads += 1;
             let (url, to) = (string(&params[0]), string(&params[1]));
             let outcome = match (&store.data().work, url.strip_prefix("file://")) {
                 (Some(work), Some(from)) if !to.starts_with('/') && !to.contains("..") => {
@@ -312,6 +314,7 @@ fn zed(settings: serde_json::Value, path: &str, grant_exec: bool) -> Zed {
         grant_exec,
         release: None,
         release_asked: 0,
+        downloads: 0,
         work: None,
         wasi: WasiCtx::builder().build(),
         table: ResourceTable::new(),
@@ -505,68 +508,104 @@ fn fake_release(dir: &Path, digest: Option<&str>) -> (String, Vec<(String, PathB
     ("v9.9.9".into(), vec![(name.clone(), dir.join(&name)), ("SHA256SUMS".into(), dir.join("SHA256SUMS"))])
 }
 
+/// Where the fake release's binary lands, as the extension sees it and on this machine.
+const KEPT: &str = "downloads/memdir-dev/memdir/9.9.9/memdir";
+
+/// Zed with no memdir on PATH, a work directory, and the fake release (None: GitHub unreachable).
+fn without_memdir(
+    settings: serde_json::Value,
+    work: &Path,
+    release: Option<(String, Vec<(String, PathBuf)>)>,
+) -> Zed {
+    // sh and where the system keeps its tools, and no memdir.
+    let mut state = zed(settings, "/usr/bin:/bin", true);
+    state.release = release;
+    state.work = Some(work.to_path_buf());
+    state
+}
+
 #[test]
 fn without_memdir_a_release_is_downloaded_checked_and_kept() {
-    let (release_dir, work, empty) =
-        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let path = format!("{}:/usr/bin:/bin", empty.path().display());
+    let (release_dir, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let settings = serde_json::json!({ "release_repo": "memdir-dev/memdir" });
-    let mut first = zed(settings.clone(), &path, true);
-    first.release = Some(fake_release(release_dir.path(), None));
-    first.work = Some(work.path().to_path_buf());
-    let (answer, after) = call_in("context-server-command", "memdir", first);
-    let first_command = started(answer.unwrap()).unwrap().command;
-    assert_eq!(first_command, format!("{WORK}/memdir-9.9.9/memdir"));
-    assert_eq!(after.release_asked, 1);
-    let kept = work.path().join("memdir-9.9.9/memdir");
+    let release = || Some(fake_release(release_dir.path(), None));
+    let (answer, after) =
+        call_in("context-server-command", "memdir", without_memdir(settings.clone(), work.path(), release()));
+    assert_eq!(started(answer.unwrap()).unwrap().command, format!("{WORK}/{KEPT}"));
+    assert_eq!(
+        (after.release_asked, after.downloads),
+        (1, 2),
+        "the release was asked for, SHA256SUMS and the binary fetched"
+    );
+    let kept = work.path().join(KEPT);
     assert_eq!(std::fs::read(&kept).unwrap(), std::fs::read(env!("CARGO_BIN_EXE_memdir")).unwrap());
     // The kept binary runs.
     let version = Command::new(&kept).arg("--version").output().unwrap();
     assert!(String::from_utf8_lossy(&version.stdout).starts_with("memdir "), "{version:?}");
 
-    // The next start uses it without asking GitHub.
-    let mut second = zed(settings, &path, true);
-    second.work = Some(work.path().to_path_buf());
-    let (answer, after) = call_in("context-server-command", "memdir", second);
-    assert_eq!(started(answer.unwrap()).unwrap().command, format!("{WORK}/memdir-9.9.9/memdir"));
-    assert_eq!(after.release_asked, 0);
+    // The next session asks GitHub once more and, the release being the same, downloads nothing.
+    let (answer, after) =
+        call_in("context-server-command", "memdir", without_memdir(settings.clone(), work.path(), release()));
+    assert_eq!(started(answer.unwrap()).unwrap().command, format!("{WORK}/{KEPT}"));
+    assert_eq!((after.release_asked, after.downloads), (1, 0));
+
+    // Without GitHub, the release downloaded before still starts.
+    let (answer, _) =
+        call_in("context-server-command", "memdir", without_memdir(settings, work.path(), None));
+    assert_eq!(started(answer.unwrap()).unwrap().command, format!("{WORK}/{KEPT}"));
 }
 
 #[test]
 fn a_download_that_does_not_match_its_checksum_is_deleted_and_refused() {
-    let (release_dir, work, empty) =
-        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let path = format!("{}:/usr/bin:/bin", empty.path().display());
-    let mut state = zed(serde_json::json!({ "release_repo": "memdir-dev/memdir" }), &path, true);
-    state.release = Some(fake_release(release_dir.path(), Some(&"ab".repeat(32))));
-    state.work = Some(work.path().to_path_buf());
-    let (answer, _) = call_in("context-server-command", "memdir", state);
-    let message = answer.unwrap_err();
+    let (release_dir, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let release = Some(fake_release(release_dir.path(), Some(&"ab".repeat(32))));
+    let state =
+        without_memdir(serde_json::json!({ "release_repo": "memdir-dev/memdir" }), work.path(), release);
+    let message = call_in("context-server-command", "memdir", state).0.unwrap_err();
     assert!(message.contains("does not match its checksum in SHA256SUMS"), "{message}");
     assert!(message.contains("memdir was not found"), "{message}");
-    let left: Vec<_> = std::fs::read_dir(work.path().join("memdir-9.9.9"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name())
-        .collect();
+    let dir = work.path().join("downloads/memdir-dev/memdir/9.9.9");
+    let left: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(left, ["SHA256SUMS"], "no binary is left behind");
 }
 
 #[test]
-fn download_false_or_no_release_falls_back_to_the_install_message() {
-    let (release_dir, work, empty) =
-        (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let path = format!("{}:/usr/bin:/bin", empty.path().display());
-    let mut off =
-        zed(serde_json::json!({ "release_repo": "memdir-dev/memdir", "download": false }), &path, true);
-    off.release = Some(fake_release(release_dir.path(), None));
-    off.work = Some(work.path().to_path_buf());
-    let (answer, after) = call_in("context-server-command", "memdir", off);
+fn a_hostile_release_or_repository_name_is_refused() {
+    let (release_dir, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (_, assets) = fake_release(release_dir.path(), None);
+    let hostile = Some(("../../../escape".to_string(), assets));
+    let state =
+        without_memdir(serde_json::json!({ "release_repo": "memdir-dev/memdir" }), work.path(), hostile);
+    let message = call_in("context-server-command", "memdir", state).0.unwrap_err();
+    assert!(message.contains("is not a version"), "{message}");
+    for repo in ["../x", "a/b/c", "a/..", ".hidden/x", "a b/c"] {
+        let state = without_memdir(serde_json::json!({ "release_repo": repo }), work.path(), None);
+        let message = call_in("context-server-command", "memdir", state).0.unwrap_err();
+        assert!(message.contains("is not a GitHub repository"), "{repo}: {message}");
+    }
+    assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 0, "nothing was written");
+}
+
+#[test]
+fn download_false_no_repository_or_no_release_fall_back_to_the_install_message() {
+    let (release_dir, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let off = serde_json::json!({ "release_repo": "memdir-dev/memdir", "download": false });
+    let (answer, after) = call_in(
+        "context-server-command",
+        "memdir",
+        without_memdir(off, work.path(), Some(fake_release(release_dir.path(), None))),
+    );
     assert!(answer.unwrap_err().contains("memdir was not found"));
     assert_eq!(after.release_asked, 0, "download: false asks nothing");
 
-    let mut elsewhere = zed(serde_json::json!({ "release_repo": "someone/else" }), &path, true);
-    elsewhere.work = Some(work.path().to_path_buf());
+    // This checkout's Cargo.toml names no GitHub repository, so there is nothing to download.
+    let (answer, after) =
+        call_in("context-server-command", "memdir", without_memdir(serde_json::json!({}), work.path(), None));
+    let message = answer.unwrap_err();
+    assert!(message.contains("no release to download") && message.contains("release_repo"), "{message}");
+    assert_eq!(after.release_asked, 0);
+
+    let elsewhere = without_memdir(serde_json::json!({ "release_repo": "someone/else" }), work.path(), None);
     let message = call_in("context-server-command", "memdir", elsewhere).0.unwrap_err();
     assert!(message.contains("downloading a release from someone/else: no releases"), "{message}");
 }

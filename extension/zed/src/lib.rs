@@ -6,12 +6,17 @@
 //! directory is the project unless `project_dir` says otherwise. The extension only decides
 //! the command: which binary, which arguments, which switches as environment variables.
 //!
-//! The binary, in order: `binary_path`; a release binary this extension downloaded and checked
-//! before; `memdir` on PATH; else the latest release for this platform, downloaded and checked
-//! against the release's SHA256SUMS (unless `download` is false). The extension API has a PATH
-//! lookup (`Worktree::which`) only for language servers: a context server is given a project
-//! without worktrees, so PATH is searched through the granted `process:exec` commands, `sh -c
-//! "command -v memdir"` on Unix and `where.exe memdir` on Windows.
+//! The binary, in order: `binary_path`; `memdir` on PATH; else the latest release of the
+//! release repository for this platform, downloaded once and kept only when it matches the
+//! release's SHA256SUMS (unless `download` is false). Without GitHub, the newest release
+//! downloaded before. The extension API has a PATH lookup (`Worktree::which`) only for language
+//! servers: a context server is given a project without worktrees, so PATH is searched through
+//! the granted `process:exec` commands, `sh -c "command -v memdir"` on Unix and `where.exe
+//! memdir` on Windows.
+//!
+//! Settings from a project's `.zed/settings.json` (a `binary_path`, a `release_repo`) take effect
+//! only once the user trusts that worktree: Zed's Restricted Mode runs and downloads nothing for
+//! an untrusted one.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -46,11 +51,12 @@ pub struct Settings {
     pub team_memory: Option<bool>,
     /// The configuration directory the memories live under (default ~/.claude).
     pub config_dir: Option<String>,
-    /// Download the latest release binary when memdir is not installed (default true). It is
-    /// checked against the release's SHA256SUMS before it is used.
+    /// Download the latest release binary when memdir is not on PATH (default true). It is
+    /// checked against the release's SHA256SUMS before it is used. This guards against a
+    /// corrupted download; it trusts the release as much as GitHub does.
     pub download: Option<bool>,
     /// The GitHub repository ("owner/name") releases are downloaded from. By default the one
-    /// this extension was built from.
+    /// this extension was built from, when that is a GitHub repository.
     pub release_repo: Option<String>,
 }
 
@@ -101,14 +107,12 @@ impl Settings {
         Command { command: binary, args, env }
     }
 
-    /// `binary_path`; else a release binary downloaded before; else `memdir` on PATH; else
-    /// the latest release, downloaded and checked; else the installation message.
-    fn binary(&self) -> Result<String> {
+    /// `binary_path`; else `memdir` on PATH; else a release binary (`checked` remembers the one
+    /// this Zed session settled on, so GitHub is asked once a session); else the installation
+    /// message.
+    fn binary(&self, checked: &mut Option<String>) -> Result<String> {
         if let Some(path) = &self.binary_path {
             return Ok(path.clone());
-        }
-        if let Some(path) = downloaded() {
-            return Ok(path);
         }
         let searched = match on_path() {
             Ok(Some(path)) => return Ok(path),
@@ -119,9 +123,18 @@ impl Settings {
             return Err(format!("{INSTALL}{searched}"));
         }
         let Some(repo) = self.release_repo.clone().or_else(default_repo) else {
-            return Err(format!("{INSTALL}{searched}"));
+            return Err(format!(
+                "{INSTALL}{searched} (no release to download: this build names no GitHub repository; set \
+                 release_repo to \"owner/name\")"
+            ));
         };
-        download(&repo).map_err(|e| format!("{INSTALL}{searched} (downloading a release from {repo}: {e})"))
+        if let Some(path) = checked.as_ref().filter(|p| std::fs::metadata(p).is_ok()) {
+            return Ok(path.clone());
+        }
+        let path = release(&repo)
+            .map_err(|e| format!("{INSTALL}{searched} (downloading a release from {repo}: {e})"))?;
+        *checked = Some(path.clone());
+        Ok(path)
     }
 }
 
@@ -160,33 +173,69 @@ fn release_target() -> Result<(&'static str, &'static str)> {
     })
 }
 
-/// Where downloads go, under the extension's work directory: `memdir-<version>/`.
-const DOWNLOAD_PREFIX: &str = "memdir-";
+/// Where a repository's releases go, under the extension's work directory:
+/// `downloads/<owner>/<name>/<version>/`. A repository name is GitHub's: letters, digits, `.`,
+/// `-`, `_`.
+fn download_dir(repo: &str) -> Result<String> {
+    let parts: Vec<&str> = repo.split('/').collect();
+    let valid = |p: &&str| {
+        !p.is_empty()
+            && !p.starts_with('.')
+            && p.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+    };
+    if parts.len() != 2 || !parts.iter().all(valid) {
+        return Err(format!("{repo:?} is not a GitHub repository (owner/name)"));
+    }
+    Ok(format!("downloads/{repo}"))
+}
 
-/// A binary an earlier start downloaded and checked (only a checked one is ever renamed into
-/// place), the newest version first.
-fn downloaded() -> Option<String> {
+/// A release version fit to be a directory name: `1.2.3`, `1.2.3-rc.1`.
+fn valid_version(version: &str) -> bool {
+    !version.is_empty()
+        && version.len() <= 64
+        && version.starts_with(|c: char| c.is_ascii_digit())
+        && version.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'))
+}
+
+/// How versions order: numerically part by part (`0.10.0` after `0.9.0`).
+fn version_key(version: &str) -> Vec<(u64, String)> {
+    version.split(['.', '-', '+']).map(|part| (part.parse().unwrap_or(0), part.to_string())).collect()
+}
+
+/// The newest release of `repo` downloaded and checked before (only a checked binary is ever
+/// renamed into place).
+fn downloaded(repo: &str) -> Option<String> {
     let (_, exe) = release_target().ok()?;
-    let mut dirs: Vec<String> = std::fs::read_dir(".")
+    let dir = download_dir(repo).ok()?;
+    let mut versions: Vec<String> = std::fs::read_dir(&dir)
         .ok()?
         .flatten()
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|name| name.starts_with(DOWNLOAD_PREFIX))
+        .filter(|v| valid_version(v) && std::fs::metadata(format!("{dir}/{v}/memdir{exe}")).is_ok())
         .collect();
-    dirs.sort();
-    let dir = dirs.into_iter().rev().find(|d| std::fs::metadata(format!("{d}/memdir{exe}")).is_ok())?;
-    absolute(&format!("{dir}/memdir{exe}")).ok()
+    versions.sort_by_key(|v| version_key(v));
+    absolute(&format!("{dir}/{}/memdir{exe}", versions.pop()?)).ok()
 }
 
-/// Downloads the latest release's binary for this platform and its SHA256SUMS, and keeps the
-/// binary only when its digest is the one listed.
-fn download(repo: &str) -> Result<String> {
+/// The latest release's binary for this platform: already downloaded, or downloaded now with
+/// its SHA256SUMS and kept only when its digest is the one listed. Without an answer from
+/// GitHub, the newest one downloaded before.
+fn release(repo: &str) -> Result<String> {
     let (target, exe) = release_target()?;
-    let release =
-        zed::latest_github_release(repo, GithubReleaseOptions { require_assets: true, pre_release: false })?;
+    let dir = download_dir(repo)?;
+    let options = GithubReleaseOptions { require_assets: true, pre_release: false };
+    let release = match zed::latest_github_release(repo, options) {
+        Ok(release) => release,
+        Err(e) => return downloaded(repo).ok_or(e),
+    };
     let version = release.version.trim_start_matches('v');
-    if version.is_empty() || version.contains(['/', '\\']) || version.starts_with('.') {
+    if !valid_version(version) {
         return Err(format!("the release's version {:?} is not a version", release.version));
+    }
+    let dir = format!("{dir}/{version}");
+    let binary = format!("{dir}/memdir{exe}");
+    if std::fs::metadata(&binary).is_ok() {
+        return absolute(&binary);
     }
     let name = format!("memdir-{version}-{target}{exe}");
     let asset = |wanted: &str| {
@@ -197,10 +246,8 @@ fn download(repo: &str) -> Result<String> {
             .ok_or_else(|| format!("release {version} has no {wanted}"))
     };
     let (binary_asset, sums_asset) = (asset(&name)?, asset("SHA256SUMS")?);
-    let dir = format!("{DOWNLOAD_PREFIX}{version}");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{dir}: {e}"))?;
-    let (sums, part, binary) =
-        (format!("{dir}/SHA256SUMS"), format!("{dir}/memdir.part"), format!("{dir}/memdir{exe}"));
+    let (sums, part) = (format!("{dir}/SHA256SUMS"), format!("{dir}/memdir.part"));
     zed::download_file(&sums_asset.download_url, &sums, DownloadedFileType::Uncompressed)?;
     zed::download_file(&binary_asset.download_url, &part, DownloadedFileType::Uncompressed)?;
     let listed = std::fs::read_to_string(&sums).map_err(|e| format!("SHA256SUMS: {e}"))?;
@@ -238,11 +285,14 @@ pub fn settings_schema() -> String {
     serde_json::to_string_pretty(&schemars::schema_for!(Settings)).expect("a schema serialises")
 }
 
-struct MemdirExtension;
+struct MemdirExtension {
+    /// The release binary this Zed session settled on.
+    checked: Option<String>,
+}
 
 impl zed::Extension for MemdirExtension {
     fn new() -> Self {
-        MemdirExtension
+        MemdirExtension { checked: None }
     }
 
     fn context_server_command(&mut self, id: &ContextServerId, project: &Project) -> Result<Command> {
@@ -250,7 +300,7 @@ impl zed::Extension for MemdirExtension {
             return Err(format!("the memdir extension has no context server {:?}", id.as_ref()));
         }
         let settings = Settings::from_json(ContextServerSettings::for_project(SERVER_ID, project)?.settings)?;
-        let binary = settings.binary()?;
+        let binary = settings.binary(&mut self.checked)?;
         Ok(settings.command(binary))
     }
 
@@ -272,4 +322,29 @@ impl zed::Extension for MemdirExtension {
 mod registration {
     use super::{MemdirExtension, zed};
     zed::register_extension!(MemdirExtension);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_order_by_number_and_only_plain_ones_are_kept() {
+        let mut versions = vec!["0.10.0", "0.9.0", "0.9.12", "1.0.0-rc.1"];
+        versions.sort_by_key(|v| version_key(v));
+        assert_eq!(versions, ["0.9.0", "0.9.12", "0.10.0", "1.0.0-rc.1"]);
+        for bad in ["", "../1", ".1", "1/2", "v1.0", "1.0\0"] {
+            assert!(!valid_version(bad), "{bad:?}");
+        }
+        assert!(valid_version("1.2.3+build.4"));
+    }
+
+    #[test]
+    fn a_checksum_line_names_its_file_exactly() {
+        let hex = "a".repeat(64);
+        let sums = format!("{hex}  ./memdir-1-x\n{}  memdir-1-x.sig\n", "b".repeat(64));
+        assert_eq!(listed_digest(&sums, "memdir-1-x"), Some(hex));
+        assert_eq!(listed_digest(&sums, "memdir-1"), None);
+        assert_eq!(listed_digest("short  memdir-1-x\n", "memdir-1-x"), None);
+    }
 }
