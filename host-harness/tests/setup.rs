@@ -254,3 +254,26 @@ fn every_snippet_in_the_docs_is_what_setup_writes() {
         }
     }
 }
+
+#[test]
+fn a_hand_written_memdir_entry_is_backed_up_when_replaced_and_comes_back_on_remove() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let file = home.join(".cursor/mcp.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let mine = "{\n  \"mcpServers\": {\n    \"memdir\": { \"command\": \"/opt/memdir\", \"args\": [\"mcp\", \"--llm\", \"offline\"] }\n  }\n}\n";
+    std::fs::write(&file, mine).unwrap();
+    let out = memdir(home, &["setup", "--client", "cursor", "--yes"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(home.join(".cursor/mcp.json.memdir-backup")).unwrap(), mine);
+    assert!(!std::fs::read_to_string(&file).unwrap().contains("/opt/memdir"));
+
+    let out = memdir(home, &["setup", "--client", "cursor", "--check"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("Cursor: registered; the server answers (memdir "), "{}", text(&out));
+
+    let out = memdir(home, &["setup", "--client", "cursor", "--remove", "--yes"]);
+    assert!(text(&out).contains("restore from the backup"), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), mine, "the user's own entry is back");
+    assert!(!home.join(".cursor/mcp.json.memdir-backup").exists(), "the backup has done its work");
+}

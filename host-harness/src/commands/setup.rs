@@ -51,7 +51,8 @@ struct Plan<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Backup {
     Keep,
-    /// memdir is first added to an existing file: keep a copy of it.
+    /// setup changes an existing file that has no backup yet (memdir first added, or an entry
+    /// someone else wrote replaced): keep a copy of it.
     Write,
     /// memdir is taken out: the backup has done its work.
     Delete,
@@ -90,7 +91,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     if args.check {
         return check(ctx, &chosen, out);
     }
-    let program = program()?;
+    let program = program(ctx)?;
     let mut plans = Vec::new();
     let mut failed = false;
     for client in chosen {
@@ -158,11 +159,23 @@ fn finish(failed: bool) -> Outcome {
     }
 }
 
-/// The running binary's absolute path: clients start it without the user's shell PATH.
-fn program() -> Result<String, Failure> {
+/// The running binary's absolute path: clients start it without the user's shell PATH. The path
+/// it was started by, when that leads to this binary (a package manager's stable link, such as
+/// /opt/homebrew/bin/memdir, survives upgrades); else the binary itself.
+fn program(ctx: &Context) -> Result<String, Failure> {
     let exe = std::env::current_exe()
         .map_err(|e| Failure { status: 1, message: format!("the memdir binary: {e}") })?;
-    exe.into_os_string()
+    let same = |p: &PathBuf| std::fs::canonicalize(p).ok() == std::fs::canonicalize(&exe).ok();
+    let started_as = std::env::args_os().next().map(PathBuf::from).and_then(|arg0| {
+        if arg0.components().count() > 1 {
+            std::path::absolute(&arg0).ok()
+        } else {
+            std::env::split_paths(ctx.var("PATH")?).map(|dir| dir.join(&arg0)).find(|p| p.is_file())
+        }
+    });
+    let chosen = started_as.filter(same).unwrap_or(exe);
+    chosen
+        .into_os_string()
         .into_string()
         .map_err(|_| Failure { status: 1, message: "the memdir binary's path is not UTF-8".into() })
 }
@@ -187,18 +200,26 @@ fn backup_of(file: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// A client's file as it is now (None: no file) and the `memdir` entry in it.
+fn registered(client: &Client) -> Result<(Option<String>, Option<serde_json::Value>), String> {
+    let text = read(&client.file)?;
+    let entry = text.as_deref().map(|t| client.place.registered(t)).transpose()?.flatten();
+    Ok((text, entry))
+}
+
 /// What to change in one client's file; None when nothing needs to.
 fn plan<'a>(client: &'a Client, program: &str, remove: bool) -> Result<Option<Plan<'a>>, String> {
-    let before = read(&client.file)?;
+    let (before, registered) = registered(client)?;
     let place = &client.place;
-    let registered = before.as_deref().map(|t| place.registered(t)).transpose()?.flatten();
     if !remove {
         let entry = client.entry(program);
         if registered.as_ref() == Some(&entry) {
             return Ok(None);
         }
         let after = place.add(before.as_deref(), &entry)?;
-        let backup = if before.is_some() && registered.is_none() { Backup::Write } else { Backup::Keep };
+        // A backup from an earlier setup stays: it is the file before memdir was ever added.
+        let unbacked = !backup_of(&resolved(&client.file)).exists();
+        let backup = if before.is_some() && unbacked { Backup::Write } else { Backup::Keep };
         return Ok(Some(Plan { client, before, after: Some(after), restores_backup: false, backup }));
     }
     let removal = |after, restores_backup| Plan {
@@ -225,6 +246,13 @@ fn plan<'a>(client: &'a Client, program: &str, remove: bool) -> Result<Option<Pl
 /// new text through a temporary file in the same directory, keeping the file's permissions.
 fn apply(plan: &Plan) -> std::io::Result<()> {
     let file = &resolved(&plan.client.file);
+    // The client (Claude Code rewrites its file often) or the user may have written it since
+    // the plan was made, while setup asked: then nothing is written.
+    if read(file).map_err(std::io::Error::other)? != plan.before {
+        return Err(std::io::Error::other(
+            "it changed while setup was waiting; nothing was written (run setup again)",
+        ));
+    }
     let backup = backup_of(file);
     let Some(after) = &plan.after else {
         std::fs::remove_file(file)?;
@@ -287,10 +315,7 @@ fn diff(before: &str, after: &str, out: &mut dyn Write) -> std::io::Result<()> {
 fn check(ctx: &Context, chosen: &[&Client], out: &mut dyn Write) -> Outcome {
     let mut missing = false;
     for client in chosen {
-        let registered = read(&client.file)
-            .and_then(|t| t.as_deref().map(|t| client.place.registered(t)).transpose())
-            .map(Option::flatten);
-        let line = match registered {
+        let line = match registered(client).map(|(_, entry)| entry) {
             Err(e) => {
                 missing = true;
                 format!("cannot read {}: {e}", client.file.display())
@@ -324,8 +349,11 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Starts the server as the client would and asks it to initialize; its name and version.
 fn probe(ctx: &Context, program: &str, args: &[String]) -> Result<String, String> {
     use std::process::{Command, Stdio};
+    // In an empty directory, so a server starting up finds no memory to tidy or sync.
+    let scratch = tempfile::tempdir().map_err(|e| format!("a scratch directory: {e}"))?;
     let mut child = Command::new(program)
         .args(args)
+        .current_dir(scratch.path())
         .env_clear()
         .envs(ctx.env().iter().cloned())
         .stdin(Stdio::piped())
@@ -357,7 +385,12 @@ fn probe(ctx: &Context, program: &str, args: &[String]) -> Result<String, String
     });
     let sent = writeln!(stdin, "{request}").and_then(|_| stdin.flush());
     let reply = rx.recv_timeout(PROBE_TIMEOUT);
+    // Closing its input ends an MCP server; one that lingers is stopped.
     drop(stdin);
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    while matches!(child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let _ = child.kill();
     let _ = child.wait();
     sent.map_err(|e| format!("writing to it: {e}"))?;
