@@ -579,6 +579,9 @@ test("resources: a template, and notifications when another process saves a memo
     const { resourceTemplates } = await client.listResourceTemplates();
     assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ["memdir://memory/{+path}"]);
     assert.equal((await save(client, FEEDBACK)).isError, false);
+    // Let the watcher see this server's own save first (it looks twice a second), so what is
+    // heard below can only come from the other process.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
 
     const seen = [];
     const heard = new Promise((resolve) => {
@@ -684,6 +687,24 @@ test("the client's model extracts memories from the conversation (memory_extract
     assert.equal(again.isError, false, text(again));
     assert.deepEqual(again.structuredContent.operations, []);
     assert.equal(rounds.length, 2);
+  } finally {
+    await client.close();
+  }
+});
+
+test("a --llm in the registered command wins over the client's model", async () => {
+  const w = world();
+  let asked = 0;
+  const client = await connect(w, {
+    args: ["--llm", "offline"],
+    capabilities: { sampling: {} },
+    handlers: [[CreateMessageRequestSchema, () => { asked += 1; return sampled({ selected_memories: [] }); }]],
+  });
+  try {
+    await save(client, FEEDBACK);
+    const recalled = await client.callTool({ name: "memory_recall", arguments: { query: "database tests with postgres mocks" } });
+    assert.equal(asked, 0, "the client's model was not asked");
+    assert.deepEqual(recalled.structuredContent.memories.map((m) => m.path), ["integration-tests-use-a-real-database.md"]);
   } finally {
     await client.close();
   }

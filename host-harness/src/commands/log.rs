@@ -51,7 +51,6 @@ pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Outcome {
     Ok(())
 }
 
-/// Runs `memdir dream`; on a terminal, progress goes to stderr.
 /// Folds what is new in the daily logs into memories with `model`; `progress` hears of each
 /// chunk before it is asked for. The CLI and the MCP tool share it.
 pub fn run_dream(
@@ -68,6 +67,7 @@ pub fn run_dream(
     Ok(drive(first, model, |state, reply| core.dream_resume(state, reply), progress)?)
 }
 
+/// Runs `memdir dream`; on a terminal, progress goes to stderr.
 pub fn dream(ctx: &Context, args: DreamArgs, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     let mut model = ctx.model(args.llm.as_deref(), "a dream")?;
     let on_terminal = std::io::stderr().is_terminal();

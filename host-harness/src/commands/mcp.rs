@@ -67,11 +67,6 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
     let worker_watch = watch.clone();
     let worker = std::thread::Builder::new().name("memdir-core".into()).spawn(move || {
         let model = super::recall::recall_model(&worker_ctx, spec.as_deref()).ok().flatten();
-        // The server builds the prompt clients ask for: a missing MEMORY.md is written now
-        // (R6.5), and said on stderr, which MCP leaves to the server.
-        if let Err(e) = super::prompt::rebuild_missing_index(&worker_ctx, &cwd, &mut std::io::stderr()) {
-            eprintln!("memdir: {}", e.message);
-        }
         let mut memory = Memory {
             ctx: worker_ctx,
             cwd,
@@ -81,10 +76,7 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
             sync: AutoSync::default(),
             watch: worker_watch,
         };
-        memory.publish_dir();
-        memory.sync.auto = memory.team_sync() == Some(TeamSync::Auto);
-        // At the start of a session, unless a sync ran in the last few minutes.
-        memory.spawn_sync(Some(SESSION_SYNC_INTERVAL_MS));
+        memory.settle_in();
         loop {
             let job = match memory.sync.due {
                 None => inbox.recv().ok(),
@@ -113,6 +105,7 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
     let server = Server {
         jobs,
         cwd_given: args.cwd.is_some(),
+        llm_given: args.llm.is_some(),
         roots_settled: tokio::sync::Mutex::new(false),
         watch: watch.clone(),
     };
@@ -180,26 +173,47 @@ fn model<'a>(
 }
 
 impl Memory {
-    /// Serves another project (the client's first root): a new recall session, and the
-    /// watcher follows.
-    fn move_to(&mut self, cwd: String) {
-        if cwd != self.cwd && std::path::Path::new(&cwd).is_dir() {
-            self.cwd = cwd;
-            self.session.clear();
-            self.publish_dir();
+    /// What starting to serve a project does: a missing MEMORY.md is written (R6.5; said on
+    /// stderr, which MCP leaves to the server), the watcher watches its memory, and with
+    /// `teamSync: auto` a sync runs unless one ran in the last few minutes.
+    fn settle_in(&mut self) {
+        if let Err(e) = super::prompt::rebuild_missing_index(&self.ctx, &self.cwd, &mut std::io::stderr()) {
+            eprintln!("memdir: {}", e.message);
         }
+        self.watch.watch(self.memory_dir().ok().map(PathBuf::from));
+        self.sync.auto = self.team_sync() == Some(TeamSync::Auto);
+        self.spawn_sync(Some(SESSION_SYNC_INTERVAL_MS));
     }
 
-    /// Tells the watcher which directory to watch.
-    fn publish_dir(&self) {
-        self.watch.watch(self.memory_dir().ok().map(PathBuf::from));
+    /// Serves another project (the client's first root): the last project's pending sync runs
+    /// now, the recall session starts afresh, and the new project is settled in.
+    fn move_to(&mut self, cwd: String) {
+        let Ok(cwd) = std::fs::canonicalize(&cwd)
+            .map_err(drop)
+            .and_then(|p| p.into_os_string().into_string().map_err(drop))
+        else {
+            return;
+        };
+        if cwd == self.cwd || !std::path::Path::new(&cwd).is_dir() {
+            return;
+        }
+        if self.sync.due.take().is_some() {
+            self.spawn_sync(None);
+        }
+        self.cwd = cwd;
+        self.session.clear();
+        self.settle_in();
+    }
+
+    /// The project as the commands take it.
+    fn target(&self) -> Target {
+        Target { cwd: Some(PathBuf::from(&self.cwd)), memory_dir: None }
     }
 
     /// The core's target, the memory directory created when missing, and a filesystem that
     /// writes it alone.
     fn open_for_writing(&self) -> Result<(memdir_core::target::Target, crate::ConfinedFs), Failure> {
-        let (target, _, fs) =
-            Target { cwd: Some(PathBuf::from(&self.cwd)), memory_dir: None }.open(&self.ctx)?;
+        let (target, _, fs) = self.target().open(&self.ctx)?;
         Ok((target, fs))
     }
 
@@ -257,15 +271,20 @@ struct Server {
     jobs: mpsc::Sender<Job>,
     /// `--cwd` was given: roots do not move the project.
     cwd_given: bool,
+    /// `--llm` was given: the user chose the model, and the client's is not asked.
+    llm_given: bool,
     /// The client's roots were asked for since they last changed.
     roots_settled: tokio::sync::Mutex<bool>,
     watch: Arc<watch::Watch>,
 }
 
+/// Resources a client may subscribe to at once.
+const MAX_SUBSCRIPTIONS: usize = 10_000;
 /// How long the server waits for the client's roots.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long a sampling request may take: the client may ask its user first.
-const SAMPLING_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a sampling request may take: the client may ask its user first. Other tool calls
+/// wait meanwhile (one worker owns the memory).
+const SAMPLING_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl Server {
     /// Runs `job` on the worker and waits for its answer.
@@ -344,7 +363,9 @@ impl ServerHandler for Server {
         let progress = client::Progress::new(&context.peer, context.meta.get_progress_token());
         // Decided with each call, so the first one already uses the client's model.
         let runtime = tokio::runtime::Handle::current();
-        let sampling = client::Sampling::offered(&context.peer, runtime, SAMPLING_TIMEOUT);
+        let sampling = (!self.llm_given)
+            .then(|| client::Sampling::offered(&context.peer, runtime, SAMPLING_TIMEOUT))
+            .flatten();
         let result = self
             .on_worker(move |memory| {
                 memory.sampling = sampling;
@@ -401,7 +422,14 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         tools::resource_path(&request.uri)?;
-        self.watch.subscribed.lock().unwrap_or_else(|e| e.into_inner()).insert(request.uri);
+        let mut subscribed = self.watch.subscribed.lock().unwrap_or_else(|e| e.into_inner());
+        if subscribed.len() >= MAX_SUBSCRIPTIONS && !subscribed.contains(&request.uri) {
+            return Err(McpError::invalid_params(
+                format!("at most {MAX_SUBSCRIPTIONS} subscriptions; unsubscribe from some first"),
+                None,
+            ));
+        }
+        subscribed.insert(request.uri);
         Ok(())
     }
 

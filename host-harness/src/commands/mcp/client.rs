@@ -57,10 +57,14 @@ impl Model for Sampling {
                 .with_model_preferences(preferences);
         let (tx, rx) = std::sync::mpsc::channel();
         let peer = self.peer.clone();
-        self.runtime.spawn(async move {
+        let request = self.runtime.spawn(async move {
             let _ = tx.send(peer.create_message(params).await);
         });
-        let result = rx.recv_timeout(self.timeout).map_err(|_| LlmError::Timeout(self.timeout))?;
+        let result = rx.recv_timeout(self.timeout).map_err(|_| {
+            // Stop waiting for it: the next turn asks afresh.
+            request.abort();
+            LlmError::Timeout(self.timeout)
+        })?;
         let result =
             result.map_err(|e| LlmError::Command(format!("the client's model declined or failed: {e}")))?;
         let text: String =

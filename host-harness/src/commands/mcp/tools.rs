@@ -643,9 +643,7 @@ fn team_sync(memory: &Memory, args: TeamSyncArgs) -> Result<Answer, Failure> {
         ));
     }
     let which = if args.private { Which::Private } else { Which::Team };
-    let target =
-        crate::cli::commands::save::Target { cwd: Some(memory.cwd.clone().into()), memory_dir: None };
-    let report = crate::cli::commands::team::drive(&memory.ctx, &target, which, Action::Sync, None)?;
+    let report = crate::cli::commands::team::drive(&memory.ctx, &memory.target(), which, Action::Sync, None)?;
     let text = crate::cli::commands::team::render(&report);
     let facts = TeamSyncAnswer {
         dir: report.dir,
@@ -785,21 +783,10 @@ fn dream(memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
              directly with memory_save)",
         ));
     }
-    let Some(model) = super::model(&mut memory.sampling, &mut memory.model) else {
-        return Err(Failure::input(
-            "a dream needs a model: this client offers no sampling, and memdir mcp was started \
-             without --llm",
-        ));
-    };
-    let target =
-        crate::cli::commands::save::Target { cwd: Some(memory.cwd.clone().into()), memory_dir: None };
-    let on_chunk = |call: &memdir_core::model::ModelCall| {
-        progress.report(
-            call.call - 1,
-            Some(call.calls),
-            format!("folding chunk {} of {}", call.call, call.calls),
-        );
-    };
+    let target = memory.target();
+    let model = workflow_model(&mut memory.sampling, &mut memory.model, "a dream", "")?;
+    let ctx = &memory.ctx;
+    let on_chunk = per_call(progress, "folding chunk");
     let report = crate::cli::commands::log::run_dream(ctx, &target, ctx.utc_offset(None), model, on_chunk)?;
     progress.report(report.chunks, Some(report.chunks), "done");
     let operations: Vec<Operation> = report.operations.into_iter().map(Operation::from_report).collect();
@@ -814,6 +801,29 @@ fn dream(memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
     Ok(Answer::new(text, &facts))
 }
 
+/// The model a workflow cannot run without (the client's, else `--llm`'s), or the refusal.
+fn workflow_model<'a>(
+    sampling: &'a mut Option<super::client::Sampling>,
+    model: &'a mut Option<Box<dyn crate::llm::Model>>,
+    what: &str,
+    instead: &str,
+) -> Result<&'a mut dyn crate::llm::Model, Failure> {
+    super::model(sampling, model).ok_or_else(|| {
+        Failure::input(format!(
+            "{what} needs a model: this client offers no sampling, and memdir mcp was started without \
+             --llm{instead}"
+        ))
+    })
+}
+
+/// Progress for each model call of a workflow: "<doing> 2 of 3".
+fn per_call<'a>(progress: &'a Progress, doing: &'a str) -> impl FnMut(&memdir_core::model::ModelCall) + 'a {
+    move |call| {
+        let message = format!("{doing} {} of {}", call.call, call.calls);
+        progress.report(call.call.saturating_sub(1), Some(call.calls), message);
+    }
+}
+
 /// A workflow's answer as text: a first line, then each operation, then the notes.
 fn operations_text(first: Option<String>, operations: &[Operation], notes: &[String]) -> String {
     let lines = first.into_iter().chain(operations.iter().map(Operation::line));
@@ -822,12 +832,9 @@ fn operations_text(first: Option<String>, operations: &[Operation], notes: &[Str
 
 fn extract(memory: &mut Memory, args: ExtractArgs, progress: &Progress) -> Result<Answer, Failure> {
     use crate::cli::commands::extract::{Extraction, extract};
-    let Some(model) = super::model(&mut memory.sampling, &mut memory.model) else {
-        return Err(Failure::input(
-            "extraction needs a model: this client offers no sampling, and memdir mcp was started \
-             without --llm. Save memories one by one with memory_save instead",
-        ));
-    };
+    let target = memory.target();
+    let instead = ". Save memories one by one with memory_save instead";
+    let model = workflow_model(&mut memory.sampling, &mut memory.model, "extraction", instead)?;
     // The transcript wire format, which the core parses (one message per JSON line).
     let transcript: String = args
         .messages
@@ -848,15 +855,7 @@ fn extract(memory: &mut Memory, args: ExtractArgs, progress: &Progress) -> Resul
         main_agent: true,
         utc_offset_minutes: memory.ctx.utc_offset(None),
     };
-    let target =
-        crate::cli::commands::save::Target { cwd: Some(memory.cwd.clone().into()), memory_dir: None };
-    let on_call = |call: &memdir_core::model::ModelCall| {
-        progress.report(
-            call.call - 1,
-            Some(call.calls),
-            format!("asking the model, round {} of {}", call.call, call.calls),
-        );
-    };
+    let on_call = per_call(progress, "asking the model, round");
     let report = extract(&memory.ctx, &target, &extraction, model, on_call)?;
     let operations: Vec<Operation> = report.operations.into_iter().map(Operation::from_report).collect();
     let skipped = report.skipped.map(|s| s.as_str().to_string());
@@ -921,7 +920,9 @@ pub fn file_uri_path(uri: &str) -> Option<String> {
         return None;
     }
     // `file:///C:/work` is `C:/work` on Windows.
-    let windows_drive = path.len() > 2 && path.as_bytes()[2] == b':';
+    let drive =
+        path.as_bytes().get(1).is_some_and(u8::is_ascii_alphabetic) && path.as_bytes().get(2) == Some(&b':');
+    let windows_drive = cfg!(windows) && drive;
     Some(if windows_drive { path[1..].to_string() } else { path })
 }
 
@@ -1003,7 +1004,8 @@ mod tests {
     fn a_root_is_a_local_directory_or_nothing() {
         assert_eq!(file_uri_path("file:///home/ana/web%20app").as_deref(), Some("/home/ana/web app"));
         assert_eq!(file_uri_path("file://localhost/srv/x").as_deref(), Some("/srv/x"));
-        assert_eq!(file_uri_path("file:///C:/work/x").as_deref(), Some("C:/work/x"));
+        let drive = if cfg!(windows) { "C:/work/x" } else { "/C:/work/x" };
+        assert_eq!(file_uri_path("file:///C:/work/x").as_deref(), Some(drive));
         for not_ours in ["https://x/y", "file://server/share", "file:///a%2", "file:///a%00b", "file:///%ff"]
         {
             assert_eq!(file_uri_path(not_ours), None, "{not_ours}");

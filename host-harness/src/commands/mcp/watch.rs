@@ -3,7 +3,7 @@
 //! `notifications/resources/updated` for the ones it subscribed to, whoever changed them (this
 //! server, another agent, `memdir save` in a terminal, a team sync, an editor).
 //!
-//! Polling, not inotify: one walk of file sizes and times a second costs little for a directory
+//! Polling, not inotify: a walk of file sizes and times twice a second costs little for a directory
 //! of hundreds of files, works on every platform without a dependency, and sees changes made
 //! through any path to the directory.
 

@@ -21,10 +21,19 @@ pub struct Client {
     /// Executables on PATH that mean the same.
     pub executables: &'static [&'static str],
     /// Where memdir's own extension for this client would be installed: a directory and the
-    /// name of its entry (or the name's prefix before `-version`). With it installed, the
-    /// client already has memdir, and setup leaves it alone.
-    pub extension: Option<(PathBuf, &'static str)>,
+    /// name of its entry. With it installed, the client already has memdir, and setup leaves it
+    /// alone.
+    pub extension: Option<(PathBuf, Installed)>,
     shape: Shape,
+}
+
+/// How an editor names an installed extension's directory.
+#[derive(Debug, Clone, Copy)]
+pub enum Installed {
+    /// Exactly its id (Zed).
+    As(&'static str),
+    /// Its id, `-` and its version (VS Code: `memdir.memdir-0.2.0`).
+    Versioned(&'static str),
 }
 
 /// How a client spells a stdio server.
@@ -34,8 +43,8 @@ enum Shape {
     Plain,
     /// `{"type": "stdio", "command", "args"}`.
     Typed,
-    /// `{"command", "args", "env": {}}`: Claude Code and Zed (whose `"source": "custom"` is
-    /// deprecated; Zed's settings migration drops it).
+    /// Zed: `{"command", "args", "env": {}}` (its `"source": "custom"` is deprecated; Zed's
+    /// settings migration drops it).
     WithEnv,
     /// Claude Code: `{"type": "stdio", "command", "args", "env": {}}`, as `claude mcp add` writes.
     Claude,
@@ -46,12 +55,15 @@ enum Shape {
 impl Client {
     /// memdir's own extension for this client is installed.
     pub fn has_memdir_extension(&self) -> bool {
-        let Some((dir, name)) = &self.extension else { return false };
+        let Some((dir, installed)) = &self.extension else { return false };
         let Ok(entries) = std::fs::read_dir(dir) else { return false };
-        entries
-            .flatten()
-            .filter_map(|e| e.file_name().into_string().ok())
-            .any(|entry| entry == *name || entry.strip_prefix(name).is_some_and(|rest| rest.starts_with('-')))
+        entries.flatten().filter_map(|e| e.file_name().into_string().ok()).any(|entry| match installed {
+            Installed::As(name) => entry == *name,
+            Installed::Versioned(name) => entry
+                .strip_prefix(name)
+                .and_then(|rest| rest.strip_prefix('-'))
+                .is_some_and(|version| version.starts_with(|c: char| c.is_ascii_digit())),
+        })
     }
 
     /// The entry that starts `program mcp`.
@@ -180,7 +192,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             marks: vec![vscode_user],
             executables: &["code"],
             // Its tools reach agent mode through VS Code's own API.
-            extension: Some((dirs.home.join(".vscode/extensions"), "memdir.memdir")),
+            extension: Some((dirs.home.join(".vscode/extensions"), Installed::Versioned("memdir.memdir"))),
             shape: Shape::Typed,
         },
         Client {
@@ -191,7 +203,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             marks: vec![dirs.zed_settings().parent().map(PathBuf::from).unwrap_or_default()],
             executables: &["zed", "zeditor"],
             // It starts `memdir mcp` as a context server.
-            extension: Some((dirs.zed_extensions(), "memdir")),
+            extension: Some((dirs.zed_extensions(), Installed::As("memdir"))),
             shape: Shape::WithEnv,
         },
         Client {
