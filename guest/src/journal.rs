@@ -107,10 +107,38 @@ pub fn recover(fs: &dyn Fs, dir: &str) -> Result<usize> {
         }
     };
     for op in &ops {
-        apply(fs, dir, op)?;
+        match apply_recovering(fs, dir, op) {
+            Ok(()) => {}
+            // A change that can never be applied (its file is a folder now, say) would stop
+            // every later writer for good: it is set aside like a journal that does not read
+            // back (issue 24, defect 9).
+            Err(Error::Fs(
+                FsError::NotFound(_)
+                | FsError::IsADirectory(_)
+                | FsError::NotADirectory(_)
+                | FsError::InvalidPath(_),
+            )) => {
+                fs.rename(&journal, &format!("{journal}{SET_ASIDE_SUFFIX}"))?;
+                return Ok(0);
+            }
+            Err(e) => {
+                return Err(Error::Other(format!(
+                    "could not finish the interrupted change in {journal}: {e}"
+                )));
+            }
+        }
     }
     fs.remove_file(&journal)?;
     Ok(ops.len())
+}
+
+/// Applies one op of a journal being recovered: a memory written into a subfolder that is gone
+/// since (a crash, then the folder removed by hand) gets its folder back.
+fn apply_recovering(fs: &dyn Fs, dir: &str, op: &Op) -> Result<()> {
+    if let (Op::Write(..), Some((parent, _))) = (op, op.path().rsplit_once('/')) {
+        fs.create_dir_all(&join(dir, parent))?;
+    }
+    apply(fs, dir, op)
 }
 
 fn apply(fs: &dyn Fs, dir: &str, op: &Op) -> Result<()> {
