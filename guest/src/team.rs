@@ -49,10 +49,16 @@ const LOCAL_ONLY: &[&str] = &[
     "/.cursors/",
     "/logs/",
 ];
+/// What stays on this machine in the private directory besides [`LOCAL_ONLY`]: `team/` (its
+/// own working copy).
+const PRIVATE_LOCAL_ONLY: &str = "/team/";
 /// Marks the lines memdir adds to `.git/info/exclude` and `.git/info/attributes`.
 const MARK: &str = "# memdir";
-/// git's empty tree: what a first push is compared against.
+/// git's empty tree: what a base is when two histories share none.
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+/// How the outgoing commits are printed for the secret scan: each commit's hash and message
+/// between NULs, then its patch ([`secrets_in_log`]).
+pub const OUTGOING_LOG_FORMAT: &str = "--format=%x00%H%n%B%x00";
 
 /// Which directory syncs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -501,16 +507,24 @@ impl Run<'_> {
         self.fs.create_dir_all(&info)?;
         append_block(self.fs, &join(&info, "exclude"), &exclude.join("\n"))?;
         append_block(self.fs, &join(&info, "attributes"), &format!("/MEMORY.md merge={MERGE_DRIVER}"))?;
+        // The exclusions keep this machine's own files from being committed; a sparse checkout
+        // keeps a teammate's copies of them (a committed lock or journal) from ever being
+        // written here (issue 24, defects 7 and 8). Both directions, one list.
+        let sparse: Vec<String> =
+            std::iter::once("/*".to_string()).chain(exclude.iter().map(|p| format!("!{p}"))).collect();
+        append_block(self.fs, &join(&info, "sparse-checkout"), &sparse.join("\n"))?;
         Ok(())
     }
 
     /// What stays on this machine, as `.git/info/exclude` patterns.
     fn local_only(&self) -> Vec<&'static str> {
-        let mut paths = LOCAL_ONLY.to_vec();
-        if self.input.which == Which::Private {
-            paths.push("/team/");
-        }
-        paths
+        local_only(self.input.which)
+    }
+
+    /// True for a path git printed that is a memory or an index this directory shares (not an
+    /// editor's swap file a global ignore names, not memdir's own files).
+    fn is_shared_memory(&self, path: &str) -> bool {
+        path.ends_with(".md") && !is_local_only(self.input.which, path)
     }
 
     fn sync(&mut self) -> Flow<Report> {
@@ -519,6 +533,12 @@ impl Run<'_> {
         // A working copy made by hand gets the same exclusions and merge driver as one init made.
         if self.first_pass() {
             self.write_info_files()?;
+        }
+        // A rebase a killed sync left stopped is undone first: until then HEAD is on no
+        // branch (issue 24, defect 10). Its commits are still there. (Asked of git, not the
+        // disk: a replay must see what the first pass saw.)
+        if self.git(&["rebase", "--show-current-patch"])?.status == 0 {
+            self.ok(&["rebase", "--abort"])?;
         }
         let branch = self.branch()?;
         let Some(url) = self.remote_url()? else {
@@ -541,11 +561,7 @@ impl Run<'_> {
         // What the remote sends is checked out as plain files: a symlink in a hostile branch
         // would otherwise point a memory at any file on this machine.
         self.ok(&["config", "core.symlinks", "false"])?;
-        // A rebase a killed sync left stopped is undone; its commits are still there.
-        // (Asked of git, not the disk: a replay must see what the first pass saw.)
-        if self.git(&["rebase", "--show-current-patch"])?.status == 0 {
-            self.ok(&["rebase", "--abort"])?;
-        }
+        self.keep_local_files_out()?;
         self.commit_local(&mut report)?;
         let tracking = format!("refs/remotes/{REMOTE}/{branch}");
         for attempt in 1..=PUSH_TRIES {
@@ -568,28 +584,34 @@ impl Run<'_> {
             if !self.has_ref("HEAD")? {
                 break; // nothing here and nothing there
             }
-            let since = if remote_has_branch { tracking.clone() } else { EMPTY_TREE.to_string() };
-            if remote_has_branch
-                && self.ok(&["rev-list", "--count", &format!("{tracking}..HEAD")])?.trim() == "0"
-            {
+            let range = if remote_has_branch { format!("{tracking}..HEAD") } else { "HEAD".to_string() };
+            if remote_has_branch && self.ok(&["rev-list", "--count", &range])?.trim() == "0" {
                 break;
             }
-            // Secrets never leave the machine, even in a commit made by hand.
+            // Secrets never leave the machine, even in a commit made by hand, and not in any
+            // one commit: the sum of them can be clean while one of them is not (issue 24,
+            // defect 2). Messages and file names are scanned too.
             let outgoing = self.ok(&[
                 "-c",
                 "core.quotePath=false",
-                "diff",
+                "log",
+                OUTGOING_LOG_FORMAT,
+                "--patch",
                 "--no-color",
                 "--no-ext-diff",
+                "--no-textconv",
+                "--no-renames",
+                "--diff-merges=first-parent",
                 "-U0",
                 "--text",
-                &since,
-                "HEAD",
+                &range,
             ])?;
-            refuse_secrets(
-                &outgoing,
-                "committed here but not pushed; remove it, amend the commit by hand, and sync again",
-            )?;
+            let undo = if remote_has_branch {
+                format!("git -C {} reset --soft {tracking}", shell_quote(self.dir))
+            } else {
+                format!("git -C {} update-ref -d refs/heads/{branch}", shell_quote(self.dir))
+            };
+            refuse_secrets_in_commits(&outgoing, &undo)?;
             let out = self.git(&["push", "--porcelain", REMOTE, &format!("HEAD:refs/heads/{branch}")])?;
             if out.status == 0 {
                 report.pushed = true;
@@ -614,15 +636,52 @@ impl Run<'_> {
         Ok(report)
     }
 
+    /// memdir's own files are outside the checkout (`.git/info/sparse-checkout`), so a copy a
+    /// teammate committed is never written here, and this machine's is never staged (issue 24,
+    /// defects 7 and 8). git keeps them out even while this machine's lock file is present
+    /// (`expectFilesOutsideOfPatterns`); one a sync from before this rule checked out is taken
+    /// out of the checkout by hand.
+    fn keep_local_files_out(&mut self) -> Flow<()> {
+        self.ok(&["config", "core.sparseCheckout", "true"])?;
+        self.ok(&["config", "sparse.expectFilesOutsideOfPatterns", "true"])?;
+        let tracked = self.ok(&["ls-files", "-z"])?;
+        let local: Vec<&str> =
+            tracked.split('\0').filter(|p| !p.is_empty() && is_local_only(self.input.which, p)).collect();
+        if !local.is_empty() {
+            let mut args = vec!["update-index", "--skip-worktree", "--"];
+            args.extend(&local);
+            self.ok(&args)?;
+        }
+        Ok(())
+    }
+
     /// Commits every local change in one commit, after the secret scan.
     fn commit_local(&mut self, report: &mut Report) -> Flow<()> {
         // `.git/info/exclude` (written by init, and by every sync for a copy made by hand)
         // keeps the local-only files out.
         self.ok(&["add", "-A"])?;
+        // A `.gitignore` (a teammate's, on the branch) does not decide what is a memory: every
+        // file but memdir's own is committed, so a checkout can never replace it unseen
+        // (issue 24, defect 1).
+        let ignored = self.ok(&["ls-files", "-z", "--others", "--ignored", "--exclude-standard"])?;
+        let ignored: Vec<&str> = ignored.split('\0').filter(|p| self.is_shared_memory(p)).collect();
+        if !ignored.is_empty() {
+            let mut args = vec!["add", "--force", "--"];
+            args.extend(&ignored);
+            self.ok(&args)?;
+        }
         let changes = self.ok(&["diff", "--cached", "--name-status", "-z", "--no-renames"])?;
         let mut these = Report::default();
         let mut fields = changes.split('\0').filter(|f| !f.is_empty());
         while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
+            // A name is committed and pushed like the content (issue 24, defect 6).
+            if let Some(finding) = secrets::scan(path).into_iter().next() {
+                self.ok(&["reset", "-q"])?;
+                return fail_secret(&format!(
+                    "the file name {path} holds {}. Nothing was committed or pushed; rename it and sync again",
+                    finding.kind
+                ));
+            }
             match status.chars().next() {
                 Some('A') => these.added.push(path.to_string()),
                 Some('D') => these.removed.push(path.to_string()),
@@ -666,6 +725,18 @@ impl Run<'_> {
 
     /// Puts the local commits on top of the remote's, settling each file both sides changed.
     fn integrate(&mut self, report: &mut Report, tracking: &str) -> Flow<()> {
+        // What the remote sends is checked out over the working tree: a memory that is not
+        // committed by now would be replaced unseen, so the sync stops instead (issue 24,
+        // defect 1).
+        let untracked = self.ok(&["ls-files", "-z", "--others"])?;
+        let uncommitted: Vec<&str> = untracked.split('\0').filter(|p| self.is_shared_memory(p)).collect();
+        if !uncommitted.is_empty() {
+            return fail(format!(
+                "{} is not committed in {}, so the sync stopped before taking the remote's changes; nothing was lost",
+                uncommitted.join(", "),
+                self.dir
+            ));
+        }
         if !self.has_ref("HEAD")? {
             // Nothing committed here yet: take the remote's history as it is.
             self.ok(&["reset", "-q", "--hard", tracking])?;
@@ -696,7 +767,11 @@ impl Run<'_> {
             stops += 1;
             let unmerged = parse_unmerged(&self.ok(&["ls-files", "-u", "-z"])?);
             if unmerged.is_empty() || stops > MAX_REBASE_STOPS {
-                self.ok(&["rebase", "--abort"])?;
+                // A rebase that refused to start has nothing to abort; its own error is the
+                // one worth reporting.
+                if self.git(&["rebase", "--show-current-patch"])?.status == 0 {
+                    self.ok(&["rebase", "--abort"])?;
+                }
                 return fail(format!(
                     "git could not put this machine's memories on top of the remote's: {}. Nothing was lost; the next sync retries",
                     first_line(&out.stderr)
@@ -795,9 +870,14 @@ impl Run<'_> {
 
     /// Ahead, behind (against the last fetch), dirty and the last sync.
     fn figures(&mut self, report: &mut Report, branch: &str) -> Flow<()> {
-        let porcelain = self.ok(&["status", "--porcelain=v1", "-z", "--untracked-files=all"])?;
+        // Ignored files too: a `.gitignore` on the branch does not make a memory committed.
+        let porcelain =
+            self.ok(&["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching"])?;
         let mut entries = porcelain.split('\0').filter(|e| e.len() > 3);
         while let Some(entry) = entries.next() {
+            if entry.starts_with("!!") && is_local_only(self.input.which, &entry[3..]) {
+                continue;
+            }
             report.dirty.push(entry[3..].to_string());
             if entry.starts_with('R') || entry.starts_with('C') {
                 entries.next(); // a rename's old path
@@ -850,18 +930,77 @@ fn parse_unmerged(text: &str) -> BTreeMap<String, Stages> {
     paths
 }
 
+/// What stays on this machine, as `.git/info/exclude` patterns (anchored at the top).
+fn local_only(which: Which) -> Vec<&'static str> {
+    let mut paths = LOCAL_ONLY.to_vec();
+    if which == Which::Private {
+        paths.push(PRIVATE_LOCAL_ONLY);
+    }
+    paths
+}
+
+/// True for a path (relative to the synced directory, as git prints it) that stays on this
+/// machine: memdir's lock, journal, trash, cursors and logs.
+pub fn is_local_only(which: Which, path: &str) -> bool {
+    local_only(which).iter().any(|pattern| {
+        let pattern = &pattern[1..];
+        match pattern.strip_suffix('/') {
+            Some(dir) => path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/') || rest.is_empty()),
+            None => path == pattern,
+        }
+    })
+}
+
+fn fail_secret<T>(message: &str) -> Flow<T> {
+    Err(Stop::Fail(Error::InvalidInput(format!("secret-shaped text, so the sync stopped: {message}"))))
+}
+
 /// Fails with every secret the added lines of a unified diff (`-U0`) hold, by file and line.
 fn refuse_secrets(diff: &str, then: &str) -> Flow<()> {
     let hits = secrets_in_diff(diff);
     if hits.is_empty() {
         return Ok(());
     }
-    let list: Vec<String> =
-        hits.iter().map(|(path, f)| format!("{path} line {}: {}", f.line, f.kind)).collect();
-    Err(Stop::Fail(Error::InvalidInput(format!(
-        "secret-shaped text, so the sync stopped: {}. It is {then}",
+    let list: Vec<String> = hits.iter().map(|(path, f)| hit(path, f)).collect();
+    fail_secret(&format!("{}. It is {then}", list.join("; ")))
+}
+
+fn hit(path: &str, finding: &secrets::Finding) -> String {
+    match finding.line {
+        0 => format!("{path} (its name): {}", finding.kind),
+        line => format!("{path} line {line}: {}", finding.kind),
+    }
+}
+
+/// Fails with every secret in the commits of [`OUTGOING_LOG_FORMAT`]'s log.
+fn refuse_secrets_in_commits(log: &str, undo: &str) -> Flow<()> {
+    let list = secrets_in_log(log);
+    if list.is_empty() {
+        return Ok(());
+    }
+    fail_secret(&format!(
+        "{}. It is committed here and not pushed. Removing it from the files is not enough, the commit holds it: `{undo}` takes the commits back into the working copy, then remove it and sync again",
         list.join("; ")
-    ))))
+    ))
+}
+
+/// Every secret in a `git log --patch -U0` printed with [`OUTGOING_LOG_FORMAT`], one commit at
+/// a time: in each commit's message, its files' names and the lines it adds. Each finding
+/// reads `commit <sha>, <where>: <kind>`.
+pub fn secrets_in_log(log: &str) -> Vec<String> {
+    let mut list = Vec::new();
+    let mut chunks = log.split('\0').skip(1);
+    while let (Some(head), diff) = (chunks.next(), chunks.next().unwrap_or_default()) {
+        let (sha, message) = head.split_once('\n').unwrap_or((head, ""));
+        let short: String = sha.chars().take(12).collect();
+        for finding in secrets::scan(message) {
+            list.push(format!("commit {short}, its message line {}: {}", finding.line, finding.kind));
+        }
+        for (path, finding) in secrets_in_diff(diff) {
+            list.push(format!("commit {short}, {}", hit(&path, &finding)));
+        }
+    }
+    list
 }
 
 /// The secrets in the lines a diff adds, each with its file and its line in that file. Runs
@@ -888,6 +1027,13 @@ pub fn secrets_in_diff(diff: &str) -> Vec<(String, secrets::Finding)> {
         if let Some(target) = line.strip_prefix("+++ ") {
             flush(&path, &mut run, run_start, &mut hits);
             path = target.strip_prefix("b/").map(|p| p.trim_matches('"').to_string());
+            // The name travels too (issue 24, defect 6): line 0 stands for it.
+            if let Some(name) = &path {
+                for mut finding in secrets::scan(name) {
+                    finding.line = 0;
+                    hits.push((name.clone(), finding));
+                }
+            }
         } else if line.starts_with("@@") {
             flush(&path, &mut run, run_start, &mut hits);
             // `@@ -a,b +c,d @@`: the new side starts at line c.

@@ -430,3 +430,157 @@ fn without_the_driver_the_core_settles_the_index_and_keeps_every_version() {
     let err = sync(&root.join("c"), "c", Action::Sync, None).unwrap_err().to_string();
     assert!(err.contains("is not synced yet: run `memdir team init --private"), "{err}");
 }
+
+/// A teammate's commit made with plain git in a clone of their own, pushed to the team branch.
+fn push_by_hand(root: &Path, files: &[(&str, &str)], message: &str) {
+    let clone = root.join(format!("by-hand-{}", message.replace(' ', "-")));
+    git(root, &["clone", "-q", "-b", "memdir-team", "origin.git", clone.to_str().unwrap()]);
+    for (path, text) in files {
+        std::fs::write(clone.join(path), text).unwrap();
+    }
+    let names: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
+    let mut add = vec!["add", "--force", "--"];
+    add.extend(&names);
+    git(&clone, &add);
+    git(&clone, &["-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "-m", message]);
+    git(&clone, &["push", "-q", "origin", "HEAD:refs/heads/memdir-team"]);
+}
+
+#[test]
+fn a_teammates_ignore_lock_or_journal_never_costs_a_local_memory() {
+    // Issue 24, defects 1, 7 and 8.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let people = project(root, &["ana", "ben"]);
+    let (ana, ben) = (&people[0], &people[1]);
+    let bare = root.join("origin.git");
+    ana.save("deploy-freeze", "deploys stop at the end of each sprint");
+    ana.ok(&["team", "init"]);
+    ben.ok(&["team", "init"]);
+
+    // A teammate commits a .gitignore naming notes.md, and memdir's own lock and journal: a journal
+    // that would delete a memory without the trash.
+    let lock = "{\"pid\":1,\"host\":\"ana\",\"since\":0}\n";
+    let journal = "memdir-journal 1\nremove deploy-freeze.md\nwrite 0 MEMORY.md\n\n";
+    push_by_hand(
+        root,
+        &[(".gitignore", "notes.md\n"), (".memdir.lock", lock), (".memdir.journal", journal)],
+        "ignore notes",
+    );
+    ben.sync();
+    let team = ben.team();
+    assert!(!team.join(".memdir.journal").exists(), "a teammate's journal was checked out");
+    assert_ne!(std::fs::read_to_string(team.join(".memdir.lock")).ok().as_deref(), Some(lock));
+
+    // Ben's next team write does not wait on that lock, and applies no journal of theirs.
+    ben.save("api-owner", "the payments API belongs to the platform team");
+    assert!(team.join("deploy-freeze.md").exists(), "the teammate's journal was applied");
+    assert!(ben.index().contains("(deploy-freeze.md)"), "{}", ben.index());
+
+    // Ben writes notes.md by hand: status says it is pending, though the branch ignores it.
+    std::fs::write(team.join("notes.md"), "# notes\n\nBen's notes.\n").unwrap();
+    let status = ben.ok(&["team", "status"]);
+    assert!(status.contains("notes.md"), "{status}");
+
+    // The teammate pushes a notes.md of their own first. Ben's sync keeps his as a conflict copy.
+    push_by_hand(root, &[("notes.md", "# notes\n\ntheirs\n")], "their notes");
+    let out = ben.sync();
+    assert!(out.contains("conflict: notes.md"), "{out}");
+    assert!(std::fs::read_to_string(team.join("notes.md")).unwrap().contains("theirs"));
+    let copy = std::fs::read_dir(&team)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("notes.conflict-ben-"))
+        .expect("Ben's notes were not kept");
+    assert!(std::fs::read_to_string(copy).unwrap().contains("Ben's"));
+
+    // Ben's commits never touched memdir's own files, in either direction.
+    let touched = git(&bare, &["log", "--format=", "--name-only", "--author=ben", "memdir-team"]);
+    assert!(!touched.contains(".memdir."), "{touched}");
+    assert_eq!(git(&bare, &["show", "memdir-team:.memdir.lock"]), lock);
+}
+
+#[test]
+fn a_secret_in_any_outgoing_commit_stops_the_push_even_when_a_later_one_removes_it() {
+    // Issue 24, defects 2 and 6.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let people = project(root, &["ana"]);
+    let ana = &people[0];
+    let bare = root.join("origin.git");
+    ana.save("deploy-freeze", "deploys stop at the end of each sprint");
+    ana.ok(&["team", "init"]);
+    let team = ana.team();
+    let key = "AKIA".to_string() + "IOSFODNN7EXAMPLE";
+    let by_hand = |text: &str, message: &str| {
+        std::fs::write(team.join("notes.md"), text).unwrap();
+        git(&team, &["add", "notes.md"]);
+        git(&team, &["-c", "user.name=a", "-c", "user.email=a@x", "commit", "-q", "-m", message]);
+    };
+    by_hand(&format!("# notes\n\naws key {key}\n"), "notes");
+    by_hand("# notes\n\nno key here\n", "drop the key");
+    let out = ana.memdir(&["team", "sync"]);
+    assert!(!out.status.success(), "a secret in an earlier commit was pushed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("notes.md line 3") && err.contains("reset --soft"), "{err}");
+    assert!(!git(&bare, &["log", "-p", "--all"]).contains(&key));
+
+    // The advice works: the commits come back into the working copy, and the next sync pushes
+    // one clean commit.
+    let undo = err.split('`').nth(1).unwrap().to_string();
+    let status =
+        Command::new("sh").arg("-c").arg(&undo).env("GIT_CONFIG_GLOBAL", "/dev/null").status().unwrap();
+    assert!(status.success(), "{undo}");
+    let out = ana.sync();
+    assert!(out.contains("pushed"), "{out}");
+    assert!(!git(&bare, &["log", "-p", "--all"]).contains(&key));
+    assert!(git(&bare, &["show", "memdir-team:notes.md"]).contains("no key here"));
+
+    // A message and a file name travel too.
+    std::fs::write(team.join("ok.md"), "# ok\n").unwrap();
+    git(&team, &["add", "ok.md"]);
+    git(&team, &["-c", "user.name=a", "-c", "user.email=a@x", "commit", "-q", "-m", &format!("key {key}")]);
+    let out = ana.memdir(&["team", "sync"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("its message"), "{out:?}");
+    git(&team, &["reset", "-q", "--soft", "HEAD~1"]);
+    git(&team, &["reset", "-q"]);
+    std::fs::remove_file(team.join("ok.md")).unwrap();
+    std::fs::write(team.join(format!("{key}.md")), "# named\n").unwrap();
+    let out = ana.memdir(&["team", "sync"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("file name"), "{out:?}");
+    assert!(!git(&bare, &["log", "--all", "--name-only"]).contains(&key));
+}
+
+#[test]
+fn a_sync_killed_while_its_rebase_is_stopped_recovers_on_the_next_one() {
+    // Issue 24, defect 10: the state a sync killed mid-rebase leaves, made with git by hand.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let people = project(root, &["ana", "ben"]);
+    let (ana, ben) = (&people[0], &people[1]);
+    ana.save("deploy-freeze", "deploys stop at the end of each sprint");
+    ana.ok(&["team", "init"]);
+    ben.ok(&["team", "init"]);
+    ana.save("deploy-freeze", "deploys stop two days before the sprint ends");
+    ana.sync();
+    ben.save("deploy-freeze", "deploys stop one day before the sprint ends");
+    let team = ben.team();
+    git(&team, &["add", "-A"]);
+    git(&team, &["-c", "user.name=b", "-c", "user.email=b@x", "commit", "-q", "-m", "mine"]);
+    git(&team, &["fetch", "-q", "origin", "+refs/heads/memdir-team:refs/remotes/origin/memdir-team"]);
+    let stopped = Command::new("git")
+        .args(["-c", "user.name=b", "-c", "user.email=b@x", "rebase", "origin/memdir-team"])
+        .current_dir(&team)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(!stopped.status.success(), "the rebase did not stop");
+    let out = ben.sync();
+    assert!(out.contains("pushed"), "{out}");
+    let copies = std::fs::read_dir(&team)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(".conflict-"))
+        .count();
+    assert_eq!(copies, 1, "both versions are kept");
+}
