@@ -63,6 +63,9 @@ pub fn load(fs: &dyn Fs, path: &str) -> Result<LoadedIndex> {
     let bytes = fs.read_file(path, MAX_FILE_BYTES)?;
     let decoded = text::decode(&bytes, false);
     let mut loaded = truncate(&decoded.text);
+    // What the model sees travels inside the agent's wrapper: a description or a teammate's
+    // line cannot close it (issue 24, defect 5).
+    loaded.text = crate::wrapper::neutralize(&loaded.text);
     loaded.bytes = bytes.len();
     loaded.diagnostics = decoded.diagnostics.into_iter().map(|d| format!("{path} {d}")).collect();
     Ok(loaded)

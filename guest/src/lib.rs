@@ -60,6 +60,7 @@ pub mod team;
 pub mod text;
 pub mod time;
 pub mod trash;
+pub mod wrapper;
 pub mod writer;
 pub mod yaml;
 

@@ -2,6 +2,7 @@
 //! guidance that teaches the agent its memory, then MEMORY.md as loaded (R6.2, R7.1).
 
 use crate::instructions::{FileType, InstructionFile, Loaded};
+use crate::wrapper;
 
 /// How to render the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -111,12 +112,17 @@ verify against the code, then update or delete the memory.\n\
 - If the user says to ignore memory or not to use it, do not apply, cite, compare against or \
 mention anything remembered.\n",
     );
-    text
+    // The memory directory's path is the user's, and may hold anything.
+    wrapper::neutralize(&text)
 }
 
-/// One file as the model reads it: its path and suffix, then its content.
+/// One file as the model reads it: its path and suffix, then its content. The prompt travels
+/// inside the agent's wrapper, so neither a folder name nor a repository's instruction file can
+/// close it (issue 24, defect 5).
 pub fn render_file(file: &InstructionFile) -> String {
-    format!("Contents of {} {}:\n\n{}\n\n", file.path, file.file_type.suffix(), file.content.trim_end())
+    let text =
+        format!("Contents of {} {}:\n\n{}\n\n", file.path, file.file_type.suffix(), file.content.trim_end());
+    wrapper::neutralize(&text)
 }
 
 /// The instruction files (not the memory indexes, which the memory section carries).
@@ -152,7 +158,8 @@ pub fn render(loaded: &Loaded, options: Options) -> String {
             file.content
         ));
     }
-    out
+    // The memory directory's path (the guidance names it) and the indexes' paths and lines.
+    wrapper::neutralize(&out)
 }
 
 #[cfg(test)]

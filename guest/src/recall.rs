@@ -13,7 +13,7 @@ pub use crate::model::ModelRequest;
 use crate::model::{self, Reply, Step, Tier};
 use crate::scan::{self, MemoryHeader};
 use crate::target::Target;
-use crate::{manifest, select, text};
+use crate::{manifest, select, text, wrapper};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -440,8 +440,6 @@ fn attach(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, outcome: &mut Ou
     }
 }
 
-/// The `<system-reminder>` block for one memory. Memory text cannot open or close the wrapper:
-/// a `<` that starts either tag is written as `&lt;`.
 /// What a memory cites, checked now (issue 14): its paths under the project and its Make
 /// targets, which cost a stat or one read. Flags and symbols need a search of the project, too
 /// slow for every turn: `memdir check` does that.
@@ -462,12 +460,13 @@ fn checked_line(fs: &dyn Fs, project_root: &str, content: &str, saved_ms: i64) -
     citations.first().and_then(|c| evidence::line(c))
 }
 
+/// The `<system-reminder>` block for one memory. Nothing in it can open or close the wrapper:
+/// the path (a folder name is the memory's author's), the citations and the body are all
+/// neutralised, in one place ([`wrapper::wrap`]).
 fn wrap(abs: &str, freshness: &str, checked: Option<&str>, content: &str, truncated: bool) -> String {
-    let mut out = format!("<system-reminder>\nMemory {abs}, saved {freshness}.\n");
+    let mut out = format!("Memory {abs}, saved {freshness}.\n");
     if let Some(checked) = checked {
-        // What the memory cites is in the project's hands, not the memory's: its names are
-        // neutralised like the body.
-        out.push_str(&neutralize(checked));
+        out.push_str(checked);
         out.push('\n');
     }
     if freshness != "today" && freshness != "yesterday" {
@@ -477,7 +476,7 @@ fn wrap(abs: &str, freshness: &str, checked: Option<&str>, content: &str, trunca
         );
     }
     out.push('\n');
-    out.push_str(neutralize(content).trim_end_matches('\n'));
+    out.push_str(content.trim_end_matches('\n'));
     out.push('\n');
     if truncated {
         out.push_str(&format!(
@@ -486,24 +485,7 @@ fn wrap(abs: &str, freshness: &str, checked: Option<&str>, content: &str, trunca
             budget::MEMORY_BYTES
         ));
     }
-    out.push_str("</system-reminder>");
-    out
-}
-
-fn neutralize(content: &str) -> String {
-    let lower = content.to_ascii_lowercase();
-    let mut out = String::with_capacity(content.len());
-    let mut last = 0;
-    for (i, _) in lower.match_indices('<') {
-        let rest = &lower[i + 1..];
-        if rest.starts_with("system-reminder") || rest.starts_with("/system-reminder") {
-            out.push_str(&content[last..i]);
-            out.push_str("&lt;");
-            last = i + 1;
-        }
-    }
-    out.push_str(&content[last..]);
-    out
+    wrapper::wrap(&out)
 }
 
 #[cfg(test)]
