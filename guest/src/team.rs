@@ -37,9 +37,9 @@ const REMOTE: &str = "origin";
 const PUSH_TRIES: usize = 3;
 /// A rebase stops once per local commit at most; more stops than this is a loop.
 const MAX_REBASE_STOPS: usize = 100;
-/// Files that stay on the machine: the writers' lock and journal, the trash, the daily logs
-/// and extraction cursors (a machine's own), and, in the private directory, `team/` (its own
-/// working copy).
+/// Files that stay on the machine: the writers' lock and journal, the trash, the daily logs,
+/// extraction cursors and recall sessions (a machine's own), and, in the private directory,
+/// `team/` (its own working copy).
 const LOCAL_ONLY: &[&str] = &[
     "/.memdir.lock",
     "/.memdir.lock.break",
@@ -47,6 +47,7 @@ const LOCAL_ONLY: &[&str] = &[
     "/.memdir.journal.bad",
     "/.trash/",
     "/.cursors/",
+    "/.sessions/",
     "/logs/",
 ];
 /// What stays on this machine in the private directory besides [`LOCAL_ONLY`]: `team/` (its
@@ -875,7 +876,7 @@ impl Run<'_> {
             self.ok(&["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching"])?;
         let mut entries = porcelain.split('\0').filter(|e| e.len() > 3);
         while let Some(entry) = entries.next() {
-            if entry.starts_with("!!") && is_local_only(self.input.which, &entry[3..]) {
+            if entry.starts_with("!!") && !self.is_shared_memory(&entry[3..]) {
                 continue;
             }
             report.dirty.push(entry[3..].to_string());
@@ -1301,6 +1302,26 @@ mod tests {
         assert!(is_conflict_copy(&name));
         assert!(!is_conflict_copy("deploy-freeze.md"));
         assert_eq!(conflict_name("a.md", "", 0, 2), "a.conflict-host-1970-01-01-2.md");
+    }
+
+    #[test]
+    fn memdirs_own_files_are_local_and_memories_are_not() {
+        for local in [
+            ".memdir.lock",
+            ".memdir.journal",
+            ".trash/a.md",
+            ".cursors/x",
+            ".sessions/s.json",
+            "logs/2026/01/01.md",
+        ] {
+            assert!(is_local_only(Which::Team, local), "{local}");
+        }
+        for shared in
+            ["notes.md", "sub/.memdir.lock", ".trashy.md", "logs.md", "team/a.md", ".memdir.lock.md"]
+        {
+            assert!(!is_local_only(Which::Team, shared), "{shared}");
+        }
+        assert!(is_local_only(Which::Private, "team/a.md"));
     }
 
     #[test]
