@@ -14,8 +14,9 @@ are on, what a model reply may change — the core decides.
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
+import secrets
+import socket
 import stat as st
 import time
 from typing import Any, Callable
@@ -102,13 +103,149 @@ def _record(**fields: Any) -> Record:
     return r
 
 
+_LOCK_MAGIC = "memdir-lock 1"
+# A lock file not refreshed for this long is stale, whoever holds it; one without a readable
+# record after the shorter time (a holder killed between creating and writing it).
+_STALE_AFTER_S = 10.0
+_UNREADABLE_AFTER_S = 2.0
+
+
+class WritersLock:
+    """The writers' lock, one protocol for every memdir host on every platform; the Rust
+    harness's `host-harness/src/lock.rs` describes it in full. The lock is held by whoever
+    created `.memdir.lock` exclusively; the file holds one line naming the holder
+    (`memdir-lock 1 pid=… host=… since=… token=…`), and release removes it if it still holds
+    our token. A waiter breaks a stale lock under `.memdir.lock.break`: a holder on this host
+    whose process is gone, a file not refreshed for 10 s, an unreadable record older than 2 s.
+    This host's holds last one core call, so they need no refreshing."""
+
+    def __init__(self, path: str, token: str) -> None:
+        self.path, self.token = path, token
+
+    @staticmethod
+    def _host() -> str:
+        # As the other hosts name it: gethostname, without whitespace.
+        return "".join(socket.gethostname().split())
+
+    @staticmethod
+    def _parse(text: str) -> tuple[int, str, int, str] | None:
+        first = text.split("\n", 1)[0]
+        if not first.startswith(_LOCK_MAGIC):
+            return None
+        fields = dict(f.split("=", 1) for f in first[len(_LOCK_MAGIC):].split() if "=" in f)
+        try:
+            return int(fields["pid"]), fields["host"], int(fields["since"]), fields["token"]
+        except (KeyError, ValueError):
+            return None
+
+    @classmethod
+    def _read(cls, path: str) -> tuple[int, str, int, str] | None:
+        try:
+            if not st.S_ISREG(os.lstat(path).st_mode):
+                return None
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            try:
+                return cls._parse(os.read(fd, 4096).decode("utf-8", "replace"))
+            finally:
+                os.close(fd)
+        except OSError:
+            return None
+
+    @staticmethod
+    def _create_new(path: str) -> int:
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+
+    @classmethod
+    def _holder(cls, record: tuple[int, str, int, str] | None, age: float) -> str | None:
+        """Who holds the lock, or None when it is stale."""
+        if record is None:
+            return "a writer that is just starting" if age < _UNREADABLE_AFTER_S else None
+        pid, host, _, _ = record
+        if age >= _STALE_AFTER_S:
+            return None
+        if host == cls._host() and not _alive(pid):
+            return None
+        return f"process {pid} on {host}"
+
+    @classmethod
+    def _break_stale(cls, path: str, judged: tuple[int, str, int, str] | None) -> None:
+        breaker = f"{path}.break"
+        try:
+            os.close(cls._create_new(breaker))
+        except FileExistsError:
+            # Another waiter is breaking it; a breaker that died leaves its file, old.
+            try:
+                if time.time() - os.lstat(breaker).st_mtime >= _UNREADABLE_AFTER_S:
+                    os.unlink(breaker)
+            except FileNotFoundError:
+                pass
+            return
+        try:
+            if cls._read(path) == judged:
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
+        finally:
+            os.unlink(breaker)
+
+    @classmethod
+    def try_acquire(cls, path: str) -> "WritersLock | str":
+        """One attempt: the lock, or who holds it. Raises for a lock file that is not regular."""
+        for _ in range(3):
+            token = secrets.token_hex(16)
+            try:
+                fd = cls._create_new(path)
+            except FileExistsError:
+                pass
+            else:
+                try:
+                    line = f"{_LOCK_MAGIC} pid={os.getpid()} host={cls._host()} since={int(time.time() * 1000)} token={token}\n"
+                    os.write(fd, line.encode())
+                finally:
+                    os.close(fd)
+                return cls(path, token)
+            try:
+                info = os.lstat(path)
+            except FileNotFoundError:
+                continue  # released meanwhile
+            # Never read a FIFO (it would block) nor follow a link.
+            if not st.S_ISREG(info.st_mode):
+                raise OSError(errno.EINVAL, "not a regular file; memdir locks only a regular file")
+            record = cls._read(path)
+            holder = cls._holder(record, time.time() - info.st_mtime)
+            if holder is not None:
+                return holder
+            cls._break_stale(path, record)
+        return "a writer that keeps taking it"
+
+    def release(self) -> None:
+        # Only our own: a lock broken as stale and taken by another writer is theirs now.
+        record = self._read(self.path)
+        if record is not None and record[3] == self.token:
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+
+
 class ConfinedFs:
     """The real filesystem, confined to granted roots: after every link is resolved, a path must
     lie in a granted root, and a write in a writable one."""
 
     def __init__(self) -> None:
         self.roots: list[tuple[str, bool]] = []
-        self.locks: dict[str, int] = {}
+        self.locks: dict[str, WritersLock] = {}
 
     def grant_read(self, directory: str) -> "ConfinedFs":
         self.roots.append((os.path.realpath(directory, strict=True), False))
@@ -290,34 +427,27 @@ class ConfinedFs:
             _io_error(path, e)
 
     def lock(self, path: str, timeout_ms: int) -> None:
-        """The writers' lock: `flock` on the lock file, as every other memdir host takes it."""
+        """The writers' lock, in the one protocol every memdir host shares (`WritersLock`)."""
         target = self._resolve_for_write(path)
         if target in self.locks:
             return
-        # A lock file is a regular file: never a FIFO to block on, never a link.
-        try:
-            fd = os.open(target, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
-        except OSError as e:
-            _io_error(path, e)
-        if not st.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            _fail("other", f"{path}: not a regular file; memdir locks only a regular file")
         deadline = time.monotonic() + timeout_ms / 1000
         while True:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                self.locks[target] = fd
+                got = WritersLock.try_acquire(target)
+            except OSError as e:
+                _io_error(path, e)
+            if isinstance(got, WritersLock):
+                self.locks[target] = got
                 return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    _fail("other", f"{path}: still locked by another writer after {timeout_ms} ms")
-                time.sleep(0.005)
+            if time.monotonic() >= deadline:
+                _fail("other", f"{path}: still locked by another writer ({got}) after {timeout_ms} ms")
+            time.sleep(0.005)
 
     def unlock(self, path: str) -> None:
-        fd = self.locks.pop(self._resolve_for_write(path), None)
-        if fd is not None:
-            os.close(fd)  # closing the descriptor releases the flock
+        held = self.locks.pop(self._resolve_for_write(path), None)
+        if held is not None:
+            held.release()
 
     def functions(self) -> dict[str, Callable[..., Any]]:
         return {
