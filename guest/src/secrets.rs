@@ -57,7 +57,16 @@ const SECRET_WORDS: &[(&str, &str)] = &[
     ("access_key", "secret value"),
     ("private_key", "secret value"),
     ("credential", "secret value"),
+    // Azure connection strings: `AccountKey=…` (storage), `SharedAccessKey=…` (Service Bus,
+    // Event Hubs); issue 24, defect 15.
+    ("accountkey", "Azure account key"),
+    ("account_key", "Azure account key"),
+    ("sharedaccesskey", "Azure shared access key"),
 ];
+
+/// Longest run a rule reads after its prefix: real keys and tokens are shorter, and a bound keeps
+/// every rule linear in the line however it is built (`xoxb-xoxb-xoxb-…`).
+const MAX_RUN: usize = 128;
 
 fn upper_alnum(c: char) -> bool {
     c.is_ascii_uppercase() || c.is_ascii_digit()
@@ -88,7 +97,15 @@ pub fn scan(text: &str) -> Vec<Finding> {
             in_key_block = !line.contains("-----END");
             continue;
         }
-        if let Some(kind) = token_on(line).or_else(|| jwt_on(line)).or_else(|| assignment_on(line)) {
+        let kind = token_on(line)
+            .or_else(|| jwt_on(line))
+            .or_else(|| sendgrid_on(line))
+            .or_else(|| url_password_on(line))
+            .or_else(|| slack_webhook_on(line))
+            .or_else(|| authorization_on(line))
+            .or_else(|| mysql_password_on(line))
+            .or_else(|| assignment_on(line));
+        if let Some(kind) = kind {
             findings.push(Finding { kind, line: line_no });
         }
     }
@@ -97,17 +114,27 @@ pub fn scan(text: &str) -> Vec<Finding> {
 
 fn token_on(line: &str) -> Option<&'static str> {
     for (start, _) in line.char_indices() {
-        // A token starts a word: `task-ghp_x` is not a GitHub token.
-        if start > 0 && line[..start].chars().next_back().is_some_and(token) {
+        // A token starts a word: `mask-sk-…` and `desk-hf_…` are not keys. A distinctive prefix
+        // (four characters or more) may follow a `-` or `_`, as it does in a file name
+        // (`bot-xoxb-….md`, issue 24, defect 15); the short `sk-` and `hf_` may not.
+        let before = line[..start].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric()) {
             continue;
         }
+        let joined = before.is_some_and(token);
         let rest = &line[start..];
         for &(prefix, kind, allowed, min) in TOKENS {
+            if joined && prefix.len() < 4 {
+                continue;
+            }
             if let Some(tail) = rest.strip_prefix(prefix) {
-                let run = tail.chars().take_while(|&c| allowed(c)).count();
-                let varied = tail.chars().take(run).any(|c| c.is_ascii_digit())
-                    && tail.chars().take(run).any(|c| c.is_ascii_alphabetic());
-                if run >= min && varied {
+                let (mut run, mut digit, mut letter) = (0, false, false);
+                for c in tail.chars().take(MAX_RUN).take_while(|&c| allowed(c)) {
+                    run += 1;
+                    digit |= c.is_ascii_digit();
+                    letter |= c.is_ascii_alphabetic();
+                }
+                if run >= min && digit && letter {
                     return Some(kind);
                 }
             }
@@ -128,6 +155,178 @@ fn jwt_on(line: &str) -> Option<&'static str> {
     })
 }
 
+/// `SG.<22>.<43>`: a SendGrid API key (issue 24, defect 15).
+fn sendgrid_on(line: &str) -> Option<&'static str> {
+    for (at, _) in line.match_indices("SG.") {
+        if line[..at].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric()) {
+            continue;
+        }
+        let rest = &line[at + 3..];
+        let first = rest.chars().take(MAX_RUN).take_while(|&c| token(c)).count();
+        let Some(second) = rest[first..].strip_prefix('.') else { continue };
+        let second_len = second.chars().take(MAX_RUN).take_while(|&c| token(c)).count();
+        let key = format!("{}{}", &rest[..first], &second[..second_len]);
+        if first >= 16 && second_len >= 32 && mixed(&key) {
+            return Some("SendGrid API key");
+        }
+    }
+    None
+}
+
+/// `scheme://user:password@host`: a password in a URL's user information (issue 24, defect
+/// 15). A user alone (`ssh://git@host`), an empty password (`user:@host`) and a placeholder
+/// (`<password>`, `***`, `${PASS}`) are not secrets; neither is an `@` in the path or query.
+fn url_password_on(line: &str) -> Option<&'static str> {
+    for (at, _) in line.match_indices("://") {
+        if !line[..at].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric()) {
+            continue;
+        }
+        // The authority ends where the path, query or fragment starts, or the URL does. The
+        // next `://` starts with `/`, so no two authorities overlap.
+        let rest = &line[at + 3..];
+        let end = rest.find(|c: char| c.is_whitespace() || "/?#\"'<>`\\".contains(c)).unwrap_or(rest.len());
+        let authority = &rest[..end];
+        let Some(userinfo) = authority.rfind('@').map(|i| &authority[..i]) else { continue };
+        let Some((_, password)) = userinfo.split_once(':') else { continue };
+        if !is_placeholder(password) {
+            return Some("password in a URL");
+        }
+    }
+    None
+}
+
+/// `https://hooks.slack.com/services/T…/B…/…`: a Slack incoming webhook, which anyone holding
+/// it can post through (issue 24, defect 15). Slack's own example, `XXXX…`, is a placeholder.
+fn slack_webhook_on(line: &str) -> Option<&'static str> {
+    for (at, m) in line.match_indices("hooks.slack.com/services/") {
+        let mut parts = line[at + m.len()..].splitn(4, '/').map(|part| {
+            let run = part.chars().take(MAX_RUN).take_while(char::is_ascii_alphanumeric).count();
+            &part[..run]
+        });
+        let (Some(team), Some(channel), Some(secret)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        if team.len() >= 8
+            && team.starts_with('T')
+            && channel.len() >= 8
+            && channel.starts_with('B')
+            && secret.len() >= 16
+            && !is_placeholder(secret)
+        {
+            return Some("Slack webhook URL");
+        }
+    }
+    None
+}
+
+/// `Bearer <token>` (an `Authorization` header, a curl line), and `Authorization: Basic
+/// <base64 of user:password>` (issue 24, defect 15). `Bearer $TOKEN`, `Bearer <token>` and
+/// words (`Bearer authentication`) are not tokens.
+fn authorization_on(line: &str) -> Option<&'static str> {
+    // ASCII lowercasing keeps every byte offset.
+    let lower = line.to_ascii_lowercase();
+    // What follows a scheme word that starts a word (`Bearer`, `Basic`) and a space.
+    let credential = |at: usize, scheme: &str| -> Option<&str> {
+        if lower[..at].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric()) {
+            return None;
+        }
+        let rest = &line[at + scheme.len()..];
+        let value = rest.trim_start_matches([' ', '\t']);
+        if value.len() == rest.len() {
+            return None;
+        }
+        let run = value
+            .chars()
+            .take(MAX_RUN)
+            .take_while(|&c| c.is_ascii_alphanumeric() || "-._~+/=".contains(c))
+            .count();
+        Some(&value[..run])
+    };
+    for (at, _) in lower.match_indices("bearer") {
+        if credential(at, "bearer").is_some_and(|v| v.len() >= 16 && !is_placeholder(v) && looks_random(v)) {
+            return Some("bearer token");
+        }
+    }
+    let header = lower.find("authorization")?;
+    for (at, _) in lower[header..].match_indices("basic") {
+        if credential(header + at, "basic").is_some_and(is_basic_credential) {
+            return Some("basic auth credentials");
+        }
+    }
+    None
+}
+
+/// Base64 of `user:password`, printable, with a password that is not a placeholder.
+fn is_basic_credential(value: &str) -> bool {
+    let Some(decoded) = base64_decode(value.trim_end_matches('=')) else { return false };
+    let Ok(text) = std::str::from_utf8(&decoded) else { return false };
+    if !text.chars().all(|c| (' '..='~').contains(&c)) {
+        return false;
+    }
+    text.split_once(':').is_some_and(|(user, password)| !user.is_empty() && !is_placeholder(password))
+}
+
+/// Standard base64, unpadded; `None` for any other character or a length no encoding has.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    if text.len() < 8 || text.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut bits, mut count) = (0u32, 0u32);
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        bits = (bits << 6) | u32::from(v);
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// `mysql -u root -p<password>` (also `mysqldump`, `mysqladmin`, `mariadb`): the password
+/// glued to `-p` (issue 24, defect 15). `-p` alone prompts; `-p$MYSQL_PWD` is a variable; `-P`
+/// is the port; the options of the next command in a pipeline are not the client's.
+fn mysql_password_on(line: &str) -> Option<&'static str> {
+    let mut in_client = false;
+    for word in line.split_whitespace() {
+        if in_client
+            && !word.starts_with("--")
+            && let Some(value) = word.strip_prefix("-p")
+        {
+            let value = value.split(['|', ';', '&', '<', '>', '`', ')']).next().unwrap_or("");
+            let value = value.trim_matches(['"', '\'']);
+            if !value.is_empty() && !is_placeholder(value) {
+                return Some("MySQL password on a command line");
+            }
+        }
+        if word.contains(['|', ';', '&', '<', '>', '`', ')']) {
+            in_client = false;
+        }
+        let program = word.rsplit(['/', '(', '`', '"', '\'', ';', '&', '|']).next().unwrap_or(word);
+        if let Some(suffix) = program.strip_prefix("mysql").or_else(|| program.strip_prefix("mariadb"))
+            && suffix.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+        {
+            in_client = true;
+        }
+    }
+    None
+}
+
+/// Letters and digits both: how generated keys look.
+fn mixed(value: &str) -> bool {
+    value.chars().any(|c| c.is_ascii_digit()) && value.chars().any(|c| c.is_ascii_alphabetic())
+}
+
 /// `key: value` or `key = value` whose key names a secret and whose value is not a placeholder.
 fn assignment_on(line: &str) -> Option<&'static str> {
     let is_key = |c: char| c.is_ascii_alphanumeric() || "_-.".contains(c);
@@ -140,14 +339,19 @@ fn assignment_on(line: &str) -> Option<&'static str> {
         let key = before[key_start..].to_ascii_lowercase().replace('-', "_");
         let Some(&(_, kind)) = SECRET_WORDS.iter().find(|(word, _)| key.contains(word)) else { continue };
         let rest = line[at + sep.len_utf8()..].trim_start().trim_start_matches(['"', '\'']);
-        let value: String =
-            rest.chars().take_while(|&c| !c.is_whitespace() && !"\"',;".contains(c)).collect();
-        if is_placeholder(&value) {
+        // Bounded, so `pwd=<pwd=<pwd=<…` stays linear.
+        let end = rest
+            .char_indices()
+            .take(MAX_RUN)
+            .find(|&(_, c)| c.is_whitespace() || "\"',;".contains(c))
+            .map_or_else(|| rest.char_indices().nth(MAX_RUN).map_or(rest.len(), |(i, _)| i), |(i, _)| i);
+        let value = &rest[..end];
+        if is_placeholder(value) {
             continue;
         }
         let flagged = match kind {
             "password" => value.chars().count() >= 6,
-            _ => looks_random(&value),
+            _ => looks_random(value),
         };
         if flagged {
             return Some(kind);
@@ -160,7 +364,7 @@ fn assignment_on(line: &str) -> Option<&'static str> {
 fn is_placeholder(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
     value.is_empty()
-        || value.starts_with(['<', '$', '{', '*', '%'])
+        || value.starts_with(['<', '$', '{', '[', '*', '%'])
         || value.chars().all(|c| "xX*.-_".contains(c))
         || ["changeme", "redacted", "none", "null", "example", "env", "true", "false", "todo"]
             .contains(&lower.as_str())
@@ -244,6 +448,122 @@ mod tests {
         ];
         for (text, expected) in cases {
             assert_eq!(scan(text).first().map(|f| f.kind), *expected, "{text}");
+        }
+    }
+
+    /// Issue 24, defect 15: each new shape, with the near misses beside it that must not fire.
+    #[test]
+    fn issue_24_defect_15_new_shapes_fire_and_their_near_misses_do_not() {
+        let cases: &[(&str, Option<&str>)] = &[
+            // A password in a URL.
+            ("clone https://user:pass@git.example.com/repo.git", Some("password in a URL")),
+            ("DATABASE_URL=postgres://u:p@h/db", Some("password in a URL")),
+            ("redis://:s3cretpw@cache:6379/0", Some("password in a URL")),
+            ("mongodb+srv://app:p@ss@cluster0.example.net/", Some("password in a URL")),
+            ("https://user@host.example/path", None),
+            ("ssh://git@github.com/org/repo.git", None),
+            ("https://user:@host.example/", None),
+            ("postgres://user:<password>@localhost/db", None),
+            ("postgres://user:***@localhost/db", None),
+            ("postgres://user:${PASS}@localhost/db", None),
+            ("postgres://${USER}:${PASS}@localhost/db", None),
+            ("https://example.com/search?q=a:b@c", None),
+            ("https://host.example:8443/a@b", None),
+            ("git@github.com:org/repo.git", None),
+            ("see http://[::1]:8080/ for the dev server", None),
+            // Authorization headers.
+            ("curl -H 'Authorization: Bearer 9f8e7d6c5b4a3f2e1d0c9b8a'", Some("bearer token")),
+            ("Authorization: bearer ya29.a0AfH6SMBx3k9Q2mL7pN4r", Some("bearer token")),
+            ("Authorization: Bearer $TOKEN", None),
+            ("Authorization: Bearer <token>", None),
+            ("Authorization: Bearer YOUR_ACCESS_TOKEN_HERE", None),
+            ("the API wants a Bearer token in the Authorization header", None),
+            ("Bearer authentication is configured in nginx", None),
+            ("Authorization: Basic YWRtaW46aHVudGVyMjI=", Some("basic auth credentials")),
+            ("Authorization: Basic authentication is disabled", None),
+            ("Authorization: Basic PHVzZXI+OjxwYXNzd29yZD4=", None),
+            ("Basic YWRtaW46aHVudGVyMjI= with no header named", None),
+            // Slack webhooks.
+            (
+                "hook https://hooks.slack.com/services/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",
+                Some("Slack webhook URL"),
+            ),
+            ("https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX", None),
+            ("post to https://hooks.slack.com/services/ with the bot's URL", None),
+            ("https://hooks.slack.com/services/T0AB12CD34/B0EF56GH78", None),
+            // Azure connection strings.
+            (
+                "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;EndpointSuffix=core.windows.net",
+                Some("Azure account key"),
+            ),
+            (
+                "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=k3J9xQ2mV8pL5nR1tZ7wY4uB6cD0eF2g=",
+                Some("Azure shared access key"),
+            ),
+            ("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=<key>", None),
+            ("AccountName=acme;AccountKey=...", None),
+            ("the AccountKey field holds the storage key", None),
+            // SendGrid.
+            (
+                "SENDGRID=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",
+                Some("SendGrid API key"),
+            ),
+            ("SG.example.key", None),
+            ("the SG.x prefix marks SendGrid keys", None),
+            ("MSG.ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr", None),
+            // MySQL command lines.
+            ("mysql -u root -phunter2 app", Some("MySQL password on a command line")),
+            ("/usr/bin/mysqldump -uroot -p's3cret' app > dump.sql", Some("MySQL password on a command line")),
+            ("docker exec db mariadb -uroot -pr00t", Some("MySQL password on a command line")),
+            ("mysql -u root -p app", None),
+            ("mysql -u root -p$MYSQL_PWD app", None),
+            ("mysql -u root -p\"$MYSQL_PWD\" app", None),
+            ("mysql -u root -p<password> app", None),
+            ("mysql -u root -p*** app", None),
+            ("mysql -h db -P3306 -u app", None),
+            ("mysql -u root --password app", None),
+            ("mysql -e 'select 1' app | grep -pattern", None),
+            ("mysql -e 'select 1' && mkdir -pv /tmp/x", None),
+            ("mkdir -pv /tmp/x", None),
+            // A Slack token joined to a word by `-` or `_`, as in a file name.
+            ("bot-xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx.md", Some("Slack token")),
+            ("slack_xoxb-123456789012-abcdefghijklmnop", Some("Slack token")),
+            ("slackxoxb-123456789012-abcdefghijklmnop", None),
+            ("notes-on-xoxb-tokens.md", None),
+            ("use-sk-learn-pipelines-for-the-2024-q3-models.md", None),
+            ("mask-sk-0123456789abcdefghijklmnopqrstuvwxyz", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(scan(text).first().map(|f| f.kind), *expected, "{text}");
+        }
+    }
+
+    /// Issue 24, defect 15: the scanner stays linear however a line repeats a rule's prefix
+    /// (each line is 256 KiB: linear, the slowest takes about a second in a debug build; the
+    /// value rule before its bound took over ten minutes on `pwd=<pwd=<…`).
+    #[test]
+    fn issue_24_defect_15_the_scanner_stays_linear_on_hostile_lines() {
+        let size = 256 << 10;
+        for unit in [
+            "xoxb-",
+            "ghp_",
+            "pwd=<",
+            "a://",
+            "u:p@",
+            "hooks.slack.com/services/",
+            "bearer ",
+            "authorization basic ",
+            "SG.",
+            "SG.a.",
+            "mysql -p<x ",
+            "eyJ.",
+            "x",
+        ] {
+            let line = unit.repeat(size / unit.len());
+            let started = std::time::Instant::now();
+            let _ = scan(&line);
+            let took = started.elapsed();
+            assert!(took < std::time::Duration::from_secs(20), "{unit:?}: {took:?}");
         }
     }
 
