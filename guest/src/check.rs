@@ -326,6 +326,7 @@ fn check_dir(
         }
         Err(e) => return Err(Error::from(e)),
     };
+    let room = index_size(&text);
     let loaded = index::truncate(&text);
     if let Some(warning) = &loaded.warning {
         add(
@@ -348,14 +349,19 @@ fn check_dir(
             );
             continue;
         }
-        let exists = crate::writer::valid_relative_path(&file).is_ok()
+        let problem = crate::writer::path_problem(&file, false);
+        let exists = problem.is_none()
             && match fs.stat(&join(dir, &file)) {
                 Ok(_) => true,
                 Err(FsError::NotFound(_)) => false,
                 Err(e) => return Err(e.into()),
             };
         if !exists {
-            add(FindingKind::DanglingIndexLine, INDEX_FILE, Some(number), format!("{file} does not exist"));
+            let message = match problem {
+                Some(why) => format!("{file} is no memory: {why}"),
+                None => format!("{file} does not exist"),
+            };
+            add(FindingKind::DanglingIndexLine, INDEX_FILE, Some(number), message);
         }
         pointed.push((file, number));
     }
@@ -367,10 +373,65 @@ fn check_dir(
             );
             add(FindingKind::SyncConflict, &h.path, None, message);
         } else if !pointed.iter().any(|(f, _)| *f == h.path) {
-            add(FindingKind::NotInIndex, &h.path, None, format!("no line in {INDEX_FILE} points at it"));
+            let line = fix_line(h);
+            let message = match unindexable(&h.path, &line) {
+                // Issue 24, defect 17: said once, where `check --fix` would otherwise remove and
+                // add its line on every run.
+                Some(why) => format!(
+                    "no line in {INDEX_FILE} can point at it ({why}): rename the file, and `check --fix` adds its line"
+                ),
+                // Issue 24, defect 18: what `check --fix` cannot add without passing the limits.
+                None if !crate::writer::index_has_room(room.0, room.1, &line) => format!(
+                    "no line in {INDEX_FILE} points at it, and {INDEX_FILE} has no room for one ({} lines, {} characters: \
+                     the most the prompt loads): merge or forget memories, then run `check --fix`",
+                    index::MAX_LINES,
+                    thousands(index::MAX_CHARS)
+                ),
+                None => format!("no line in {INDEX_FILE} points at it"),
+            };
+            add(FindingKind::NotInIndex, &h.path, None, message);
         }
     }
     Ok(reads)
+}
+
+/// The line `check --fix` adds for a memory no line points at: its name (else its file's
+/// stem) and its description.
+fn fix_line(h: &scan::MemoryHeader) -> String {
+    let stem = h.path.rsplit('/').next().unwrap_or(&h.path).trim_end_matches(".md");
+    let name = h.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).unwrap_or(stem);
+    let description = h.description.as_deref().unwrap_or("").replace(['\n', '\r'], " ");
+    crate::writer::index_line(name, &h.path, description.trim()).trim_end_matches(" — ").to_string()
+}
+
+/// Why no index line can point at the memory at `path` (whose line would be `line`): a name
+/// the writers refuse (one that reads as MEMORY.md, issue 24 defect 17), or a link that would
+/// not read back as this file. A line added for it would be taken for another file's, or for
+/// none, and removed by the next `check --fix`, which would add it again.
+fn unindexable(path: &str, line: &str) -> Option<&'static str> {
+    if let Some(why) = crate::writer::path_problem(path, false) {
+        return Some(why);
+    }
+    (pointer(line).as_deref() != Some(path)).then_some("a link to it would not read back as this file")
+}
+
+/// `25000` → `25,000`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Lines and characters (UTF-16 units, trailing whitespace aside) of an index text, as save
+/// counts them before it appends a line.
+fn index_size(text: &str) -> (usize, usize) {
+    (text.lines().count(), index::utf16_len(text.trim_end()))
 }
 
 /// The memory file an index line points at: the target of its first Markdown link, when that
@@ -427,8 +488,14 @@ fn fix_dir(fs: &dyn Fs, dir: &str, prefix: &str, now_ms: i64) -> Result<Vec<Stri
             changes.push(format!("{prefix}{INDEX_FILE}:{}: removed a second line for {file}", at + 1));
             continue;
         }
-        let exists = crate::writer::valid_relative_path(&file).is_ok() && fs.stat(&join(dir, &file)).is_ok();
-        if !exists {
+        if let Some(why) = crate::writer::path_problem(&file, false) {
+            changes.push(format!(
+                "{prefix}{INDEX_FILE}:{}: removed the line for {file}, which is no memory: {why}",
+                at + 1
+            ));
+            continue;
+        }
+        if fs.stat(&join(dir, &file)).is_err() {
             changes.push(format!(
                 "{prefix}{INDEX_FILE}:{}: removed the line for {file}, which does not exist",
                 at + 1
@@ -438,31 +505,104 @@ fn fix_dir(fs: &dyn Fs, dir: &str, prefix: &str, now_ms: i64) -> Result<Vec<Stri
         pointed.push(file);
         kept.push(line);
     }
-    let mut added = Vec::new();
-    for h in headers.iter().filter(|h| !pointed.contains(&h.path) && !crate::team::is_conflict_copy(&h.path))
-    {
-        let stem = h.path.rsplit('/').next().unwrap_or(&h.path).trim_end_matches(".md");
-        let name = h.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).unwrap_or(stem);
-        let description = h.description.as_deref().unwrap_or("").replace(['\n', '\r'], " ");
-        let line = crate::writer::index_line(name, &h.path, description.trim());
-        changes.push(format!("{prefix}{INDEX_FILE}: added a line for {prefix}{}", h.path));
-        added.push(line.trim_end_matches(" — ").to_string());
+    let mut text: String = kept.iter().map(|l| format!("{l}\n")).collect();
+    let missing =
+        headers.iter().filter(|h| !pointed.contains(&h.path) && !crate::team::is_conflict_copy(&h.path));
+    for path in append_lines(&mut text, missing) {
+        changes.push(format!("{prefix}{INDEX_FILE}: added a line for {prefix}{path}"));
     }
     if changes.is_empty() {
         return Ok(changes);
-    }
-    let mut text: String = kept.iter().map(|l| format!("{l}\n")).collect();
-    for line in added {
-        text.push_str(&line);
-        text.push('\n');
     }
     journal::commit(fs, dir, &[journal::Op::Write(INDEX_FILE.to_string(), text.into_bytes())])?;
     Ok(changes)
 }
 
+/// Appends to `text` (an index ending in a newline, or empty) a line for each of the `missing`
+/// memories that can have one and fits, in order; returns their paths. A line that would not
+/// point back at its file is left out, or the next `check --fix` would remove it and add it
+/// again (issue 24, defect 17); so is one past the limits save keeps, 200 lines and 25,000
+/// characters (defect 18). `check` reports each memory left out, saying why.
+fn append_lines<'h>(
+    text: &mut String,
+    missing: impl Iterator<Item = &'h scan::MemoryHeader>,
+) -> Vec<&'h str> {
+    let mut size = index_size(text);
+    let mut added = Vec::new();
+    for h in missing {
+        let line = fix_line(h);
+        if unindexable(&h.path, &line).is_some() || !crate::writer::index_has_room(size.0, size.1, &line) {
+            continue;
+        }
+        text.push_str(&line);
+        text.push('\n');
+        // At most 200 lines are added, each time over at most 25,000 characters.
+        size = index_size(text);
+        added.push(h.path.as_str());
+    }
+    added
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn header(path: &str, name: &str, description: &str) -> scan::MemoryHeader {
+        scan::MemoryHeader {
+            path: path.into(),
+            mtime_ms: 0,
+            name: Some(name.into()),
+            description: Some(description.into()),
+            memory_type: Some(crate::MemoryType::Project),
+            diagnostics: Vec::new(),
+            freshness: Default::default(),
+            links: Vec::new(),
+            backlinks: Vec::new(),
+        }
+    }
+
+    /// Issue 24, defect 18: `check --fix` stops at the limits save keeps, 200 lines and 25,000
+    /// characters, so what it writes loads whole; the rest is left for `check` to report.
+    #[test]
+    fn issue_24_defect_18_fix_adds_lines_only_while_they_fit() {
+        let missing: Vec<scan::MemoryHeader> =
+            (0..5).map(|i| header(&format!("m{i}.md"), &format!("m{i}"), "a fact")).collect();
+        let mut text: String = (0..197).map(|i| format!("- note {i}\n")).collect();
+        assert_eq!(append_lines(&mut text, missing.iter()), ["m0.md", "m1.md", "m2.md"]);
+        assert_eq!(text.lines().count(), 200);
+        assert_eq!(index::truncate(&text).warning, None);
+        assert_eq!(append_lines(&mut text, missing[3..].iter()), Vec::<&str>::new(), "full: nothing more");
+
+        // Characters: 24,960 of them leave room for one short line and not for a long one.
+        let mut text = format!("{}\n", "x".repeat(24_960));
+        let long = header("long.md", "long", &"word ".repeat(20));
+        let short = header("s.md", "s", "ok");
+        assert_eq!(append_lines(&mut text, [&long, &short].into_iter()), ["s.md"]);
+        assert!(index::utf16_len(&text) <= index::MAX_CHARS);
+        assert_eq!(index::truncate(&text).warning, None);
+    }
+
+    /// Issue 24, defect 17: a memory whose name reads as MEMORY.md (or whose link would not
+    /// read back as it) gets no line, so a second `check --fix` has nothing to undo.
+    #[test]
+    fn issue_24_defect_17_fix_never_adds_a_line_that_would_not_point_back() {
+        let missing = [
+            header(" MEMORY.md", "index twin", "leading space"),
+            header("memory.md", "index twin", "lower case"),
+            header("\u{200B}MEMORY.md", "index twin", "zero-width space"),
+            header("a)b.md", "paren", "a `)` ends the link early"),
+            header("fine.md", "fine", "indexed"),
+        ];
+        let mut text = String::new();
+        assert_eq!(append_lines(&mut text, missing.iter()), ["fine.md"]);
+        assert_eq!(text, "- [fine](fine.md) — indexed\n");
+        for h in &missing[..4] {
+            assert!(unindexable(&h.path, &fix_line(h)).is_some(), "{:?}", h.path);
+        }
+        assert!(
+            unindexable(&missing[0].path, &fix_line(&missing[0])).unwrap().contains("reads as MEMORY.md")
+        );
+    }
 
     #[test]
     fn index_lines_point_at_their_first_relative_link() {

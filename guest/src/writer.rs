@@ -472,29 +472,67 @@ pub fn valid_relative_path(path: &str) -> Result<String> {
 /// [`valid_relative_path`], letting control characters through when `control` (only to forget
 /// a file scan refused to read).
 pub(crate) fn checked_relative_path(path: &str, control: bool) -> Result<String> {
-    let bad = |why: &str| {
+    match path_problem(path, control) {
         // `{:?}` writes control characters as escapes: the message stays on one line.
-        Err(invalid(format!("{path:?} is not a memory path: {why}")))
-    };
+        Some(why) => Err(invalid(format!("{path:?} is not a memory path: {why}"))),
+        None => Ok(path.to_string()),
+    }
+}
+
+/// What makes `path` no memory path, in words; `None` when it is one. The one rule every
+/// writer's paths pass (save, forget, extraction, the daily log, the trash, the journal) and
+/// that `check --fix` holds the files it indexes to.
+pub(crate) fn path_problem(path: &str, control: bool) -> Option<&'static str> {
     if path.is_empty() || path.starts_with('/') || path.starts_with('\\') {
-        return bad("it must be relative to the memory directory");
+        return Some("it must be relative to the memory directory");
     }
     if !control && path.chars().any(char::is_control) {
-        return bad("it holds control characters");
+        return Some("it holds control characters");
     }
     if path.contains('%') || path.contains('\\') {
-        return bad("encoded or backslash separators are not allowed");
+        return Some("encoded or backslash separators are not allowed");
     }
     if path.split('/').any(|part| part.is_empty() || part == "." || part == "..") {
-        return bad("it may not hold empty, `.` or `..` parts");
+        return Some("it may not hold empty, `.` or `..` parts");
     }
     if !path.ends_with(".md") {
-        return bad("memories are `.md` files");
+        return Some("memories are `.md` files");
     }
-    if path.rsplit('/').next() == Some(INDEX_FILE) {
-        return bad("MEMORY.md is the index, not a memory");
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name == INDEX_FILE {
+        return Some("MEMORY.md is the index, not a memory");
     }
-    Ok(path.to_string())
+    if reads_as_index(name) {
+        // Issue 24, defect 17: ` MEMORY.md` is the index to a reader, and on a case-insensitive
+        // file system `memory.md` is the index itself.
+        return Some(
+            "it reads as MEMORY.md, the index, once spaces, invisible characters and case are set aside",
+        );
+    }
+    if path.split('/').any(|part| part.trim() != part) {
+        // An index line's link target is read trimmed: ` notes.md` would point at `notes.md`.
+        return Some("a part of it starts or ends with a space: an index line could not point at it");
+    }
+    None
+}
+
+/// True when `name` is MEMORY.md to a reader or to a case-insensitive file system: equal to it
+/// once whitespace, control and invisible (default-ignorable) characters are dropped and case is
+/// folded (` MEMORY.md`, `MEMORY\u{3000}.md`, `\u{200B}MEMORY.md`, `memory.md`, `Memory.md`).
+pub(crate) fn reads_as_index(name: &str) -> bool {
+    let invisible = |c: char| {
+        c.is_whitespace()
+            || c.is_control()
+            || matches!(c,
+                '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+                | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}'
+                | '\u{FFF0}'..='\u{FFF8}' | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}'
+                | '\u{E0000}'..='\u{E0FFF}')
+    };
+    let mut folded = name.chars().filter(|&c| !invisible(c)).flat_map(char::to_lowercase);
+    // Compared as it is folded: a long name stops at its first difference.
+    INDEX_FILE.to_ascii_lowercase().chars().all(|c| folded.next() == Some(c)) && folded.next().is_none()
 }
 
 /// Feedback and project bodies: the rule or fact, a `**Why:**` line, a `**How to apply:**`
@@ -593,6 +631,13 @@ pub(crate) fn index_line(name: &str, file: &str, description: &str) -> String {
     head + &hook
 }
 
+/// Whether `line` may be appended to an index of `lines` lines and `chars` characters (UTF-16
+/// units, trailing whitespace aside): the limits the prompt loads (R6.4), kept by save and by
+/// `check --fix` alike (issue 24, defect 18).
+pub(crate) fn index_has_room(lines: usize, chars: usize, line: &str) -> bool {
+    lines < index::MAX_LINES && chars + 1 + index::utf16_len(line) <= index::MAX_CHARS
+}
+
 /// The index with `line` replacing the line that points at `file`, or appended; refused when
 /// appending would pass the limits the prompt loads (R6.4).
 fn with_index_line(index_text: &str, file: &str, line: &str) -> Result<String> {
@@ -601,8 +646,7 @@ fn with_index_line(index_text: &str, file: &str, line: &str) -> Result<String> {
     match lines.iter().position(|l| l.contains(&target)) {
         Some(at) => lines[at] = line,
         None => {
-            let chars = index::utf16_len(index_text.trim_end()) + 1 + index::utf16_len(line);
-            if lines.len() >= index::MAX_LINES || chars > index::MAX_CHARS {
+            if !index_has_room(lines.len(), index::utf16_len(index_text.trim_end()), line) {
                 return Err(invalid(format!(
                     "MEMORY.md is full ({} lines, {} characters; the prompt loads {} lines / {} characters): \
                      merge or forget memories before adding more",
@@ -773,6 +817,41 @@ mod tests {
             assert!(valid_relative_path(bad).is_err(), "{bad:?}");
         }
         assert_eq!(valid_relative_path("team/project_x.md").unwrap(), "team/project_x.md");
+    }
+
+    /// Issue 24, defect 17: a file name that reads as MEMORY.md once whitespace, invisible
+    /// characters and case are set aside is refused by the validator every writer uses, in any
+    /// folder, with a message that says so; names that only resemble it are kept.
+    #[test]
+    fn issue_24_defect_17_names_that_read_as_the_index_are_refused() {
+        for bad in [
+            " MEMORY.md",
+            "\u{a0}MEMORY.md",
+            "\u{3000}MEMORY.md",
+            "\u{200B}MEMORY.md",
+            "\u{FEFF}MEMORY.md",
+            "MEMORY\u{200D}.md",
+            "MEMORY .md",
+            "memory.md",
+            "Memory.md",
+            "mEmOrY.md",
+            " memory.md",
+            "team/ MEMORY.md",
+            "team/memory.md",
+        ] {
+            let err = valid_relative_path(bad).unwrap_err().to_string();
+            assert!(err.contains("reads as MEMORY.md"), "{bad:?}: {err}");
+            assert!(valid_file_name(bad).is_err(), "{bad:?}");
+        }
+        for ok in ["MEMORY-notes.md", "memory-model.md", "MEMORYmd.md", "my MEMORY.md", "MEMORY.md.md"] {
+            assert_eq!(valid_relative_path(ok).unwrap(), ok, "{ok:?}");
+        }
+        assert!(reads_as_index("MEMORY.md"));
+        // Whitespace at either end of any part would not survive an index line's link.
+        for bad in [" notes.md", "\u{3000}notes.md", "sub /notes.md", " sub/notes.md"] {
+            let err = valid_relative_path(bad).unwrap_err().to_string();
+            assert!(err.contains("starts or ends with a space"), "{bad:?}: {err}");
+        }
     }
 
     /// Issue 18, item 10: a name's `[`/`]` cannot break the link, and a topic is bounded.
