@@ -277,3 +277,103 @@ fn a_hand_written_memdir_entry_is_backed_up_when_replaced_and_comes_back_on_remo
     assert_eq!(std::fs::read_to_string(&file).unwrap(), mine, "the user's own entry is back");
     assert!(!home.join(".cursor/mcp.json.memdir-backup").exists(), "the backup has done its work");
 }
+
+/// issue 24, defect 14: the user's own arguments on memdir's entry (the `--llm` docs/mcp.md
+/// recommends) and its environment survive running setup again, in every client's format:
+/// unchanged when the entry is current, kept when setup updates it because the binary moved.
+#[test]
+#[cfg(target_os = "linux")]
+fn running_setup_again_keeps_the_users_arguments_and_environment() {
+    let program = std::fs::canonicalize(env!("CARGO_BIN_EXE_memdir")).unwrap();
+    let program = program.to_str().unwrap();
+    let llm = ["--llm", "command:my-model"];
+    for (client, file, keys, _) in expected(program) {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join(file);
+        assert!(memdir(tmp.path(), &["setup", "--client", client, "--yes"]).status.success());
+        let edit = |command: &str| {
+            let mut value = jsonc_value(&std::fs::read_to_string(&path).unwrap());
+            let entry = keys.iter().fold(&mut value, |at, key| &mut at[key]);
+            if client == "opencode" {
+                entry["command"] = json!([command, "mcp", llm[0], llm[1]]);
+                entry["environment"] = json!({ "MY_KEY": "1" });
+            } else {
+                entry["command"] = json!(command);
+                entry["args"] = json!(["mcp", llm[0], llm[1]]);
+                entry["env"] = json!({ "MY_KEY": "1" });
+            }
+            std::fs::write(&path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+        };
+        edit(program);
+        let mine = std::fs::read_to_string(&path).unwrap();
+        let out = memdir(tmp.path(), &["setup", "--client", client, "--yes"]);
+        assert!(text(&out).contains("already registered"), "{client}: {}", text(&out));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), mine, "{client}");
+
+        edit("/where/it/was/memdir");
+        let out = memdir(tmp.path(), &["setup", "--client", client, "--yes"]);
+        assert!(out.status.success(), "{client}: {}", text(&out));
+        let value = jsonc_value(&std::fs::read_to_string(&path).unwrap());
+        let entry = keys.iter().fold(&value, |at, key| &at[key]);
+        if client == "opencode" {
+            assert_eq!(entry["command"], json!([program, "mcp", llm[0], llm[1]]), "{client}");
+            assert_eq!(entry["environment"], json!({ "MY_KEY": "1" }), "{client}");
+        } else {
+            assert_eq!(entry["command"], json!(program), "{client}");
+            assert_eq!(entry["args"], json!(["mcp", llm[0], llm[1]]), "{client}");
+            assert_eq!(entry["env"], json!({ "MY_KEY": "1" }), "{client}");
+        }
+    }
+
+    // Codex's TOML, with the environment as its own table and a comment in the entry.
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join(".codex/config.toml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mine = |command: &str| {
+        format!(
+            "[mcp_servers.memdir]\ncommand = \"{command}\"\n# my model\nargs = [\"mcp\", \"--llm\", \"command:my-model\"]\n\n[mcp_servers.memdir.env]\nMY_KEY = \"1\"\n"
+        )
+    };
+    std::fs::write(&path, mine(program)).unwrap();
+    let out = memdir(tmp.path(), &["setup", "--client", "codex", "--yes"]);
+    assert!(text(&out).contains("already registered"), "{}", text(&out));
+    std::fs::write(&path, mine("/where/it/was/memdir")).unwrap();
+    let out = memdir(tmp.path(), &["setup", "--client", "codex", "--yes"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), mine(program), "only the command changed");
+}
+
+/// issue 24, defect 16: with `mcpServers` twice, JSON readers (the clients among them) see the
+/// last one only, so that is the one `--check` reads and setup writes and removes from.
+#[test]
+fn with_the_servers_key_twice_setup_and_check_act_on_the_last_which_the_client_reads() {
+    let program = std::fs::canonicalize(env!("CARGO_BIN_EXE_memdir")).unwrap();
+    let program = program.to_str().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join(".cursor/mcp.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let shadowed = json!({ "memdir": { "command": program, "args": ["mcp"] } });
+    std::fs::write(
+        &file,
+        format!("{{\n  \"mcpServers\": {shadowed},\n  \"mcpServers\": {{ \"other\": {{ \"command\": \"x\" }} }}\n}}\n"),
+    )
+    .unwrap();
+    let seen = || {
+        serde_json::from_str::<Value>(&std::fs::read_to_string(&file).unwrap()).unwrap()["mcpServers"].clone()
+    };
+    let out = memdir(tmp.path(), &["setup", "--client", "cursor", "--check"]);
+    assert!(text(&out).contains("Cursor: not registered"), "{}", text(&out));
+
+    let out = memdir(tmp.path(), &["setup", "--client", "cursor", "--yes"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        seen(),
+        json!({ "other": { "command": "x" }, "memdir": { "command": program, "args": ["mcp"] } })
+    );
+    let out = memdir(tmp.path(), &["setup", "--client", "cursor", "--check"]);
+    assert!(text(&out).contains("Cursor: registered; the server answers"), "{}", text(&out));
+
+    let out = memdir(tmp.path(), &["setup", "--client", "cursor", "--remove", "--yes"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(seen(), json!({ "other": { "command": "x" } }));
+}

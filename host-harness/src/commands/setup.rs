@@ -212,7 +212,7 @@ fn plan<'a>(client: &'a Client, program: &str, remove: bool) -> Result<Option<Pl
     let (before, registered) = registered(client)?;
     let place = &client.place;
     if !remove {
-        let entry = client.entry(program);
+        let entry = client.entry(program, registered.as_ref());
         if registered.as_ref() == Some(&entry) {
             return Ok(None);
         }

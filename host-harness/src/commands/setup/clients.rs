@@ -66,15 +66,38 @@ impl Client {
         })
     }
 
-    /// The entry that starts `program mcp`.
-    pub fn entry(&self, program: &str) -> Value {
-        match self.shape {
-            Shape::Plain => json!({ "command": program, "args": ["mcp"] }),
-            Shape::Typed => json!({ "type": "stdio", "command": program, "args": ["mcp"] }),
-            Shape::WithEnv => json!({ "command": program, "args": ["mcp"], "env": {} }),
-            Shape::Claude => json!({ "type": "stdio", "command": program, "args": ["mcp"], "env": {} }),
-            Shape::Opencode => json!({ "type": "local", "command": [program, "mcp"], "enabled": true }),
+    /// The entry that starts `program mcp`. An earlier memdir entry (`old`, one that runs `mcp`)
+    /// keeps what the user added to it: the arguments after `mcp` (such as the `--llm` that
+    /// docs/mcp.md recommends) and every key but the ones that say what to start (`env`, a
+    /// timeout…). Someone else's entry under the name is replaced whole; the backup keeps it.
+    pub fn entry(&self, program: &str, old: Option<&Value>) -> Value {
+        let mine = old.and_then(|old| {
+            let (_, args) = Client::command_of(old)?;
+            let after = args.iter().position(|a| a == "mcp")? + 1;
+            Some((old.as_object()?, args[after..].to_vec()))
+        });
+        let mut args = vec!["mcp".to_string()];
+        if let Some((_, extra)) = &mine {
+            args.extend_from_slice(extra);
         }
+        let mut entry = match self.shape {
+            Shape::Plain => json!({ "command": program, "args": args }),
+            Shape::Typed => json!({ "type": "stdio", "command": program, "args": args }),
+            Shape::WithEnv => json!({ "command": program, "args": args, "env": {} }),
+            Shape::Claude => json!({ "type": "stdio", "command": program, "args": args, "env": {} }),
+            Shape::Opencode => {
+                let command: Vec<&str> =
+                    std::iter::once(program).chain(args.iter().map(String::as_str)).collect();
+                json!({ "type": "local", "command": command, "enabled": true })
+            }
+        };
+        if let (Some((old, _)), Value::Object(entry)) = (mine, &mut entry) {
+            for (key, value) in old.iter().filter(|(k, _)| !["type", "command", "args"].contains(&k.as_str()))
+            {
+                entry.insert(key.clone(), value.clone());
+            }
+        }
+        entry
     }
 
     /// The program and arguments a registered entry starts, in any of the shapes.

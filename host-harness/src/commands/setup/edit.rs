@@ -3,8 +3,8 @@
 //! (jsonc-parser), TOML through toml_edit.
 
 use jsonc_parser::ParseOptions;
-use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
-use serde_json::Value;
+use jsonc_parser::cst::{CstInputValue, CstObject, CstObjectProp, CstRootNode};
+use serde_json::{Map, Value};
 
 /// The name the server is registered under.
 pub const NAME: &str = "memdir";
@@ -32,7 +32,7 @@ impl Place {
             Format::Json => {
                 let root = parse_json(text)?;
                 let Some(servers) = json_servers(&root, self.servers, false)? else { return Ok(None) };
-                Ok(servers.get(NAME).and_then(|p| p.value()).and_then(|v| v.to_serde_value()))
+                Ok(last(&servers, NAME).and_then(|p| p.value()).and_then(|v| v.to_serde_value()))
             }
             Format::Toml => {
                 let doc = parse_toml(text)?;
@@ -42,17 +42,23 @@ impl Place {
         }
     }
 
-    /// `text` (None: no file yet) with `entry` registered as `memdir`, replacing an older one.
+    /// `text` (None: no file yet) with `entry` registered as `memdir`. An older entry is edited
+    /// key by key: only the keys whose values differ are rewritten, so the comments and layout
+    /// around the others stay.
     pub fn add(&self, text: Option<&str>, entry: &Value) -> Result<String, String> {
         match self.format {
             Format::Json => {
                 let root = parse_json(text.unwrap_or(""))?;
                 let servers = json_servers(&root, self.servers, true)?.expect("created");
-                match servers.get(NAME) {
-                    Some(prop) => prop.set_value(to_cst(entry)),
-                    None => {
-                        servers.append(NAME, to_cst(entry));
-                    }
+                let old = last(&servers, NAME);
+                match (old.as_ref().and_then(CstObjectProp::object_value), entry) {
+                    (Some(object), Value::Object(keys)) => set_json_keys(&object, keys),
+                    _ => match old {
+                        Some(prop) => prop.set_value(to_cst(entry)),
+                        None => {
+                            servers.append(NAME, to_cst(entry));
+                        }
+                    },
                 }
                 let mut out = root.to_string();
                 if text.is_none() && !out.ends_with('\n') {
@@ -74,7 +80,12 @@ impl Place {
                         .as_table_mut()
                         .ok_or_else(|| format!("`{key}` is not a table; fix the file by hand"))?;
                 }
-                table.insert(NAME, toml_edit::Item::Table(json_to_toml_table(entry)?));
+                match (table.get_mut(NAME).and_then(|i| i.as_table_like_mut()), entry) {
+                    (Some(old), Value::Object(keys)) => set_toml_keys(old, keys)?,
+                    _ => {
+                        table.insert(NAME, toml_edit::Item::Table(json_to_toml_table(entry)?));
+                    }
+                }
                 Ok(doc.to_string())
             }
         }
@@ -86,8 +97,13 @@ impl Place {
         match self.format {
             Format::Json => {
                 let root = parse_json(text)?;
-                if let Some(prop) = json_servers(&root, self.servers, false)?.and_then(|s| s.get(NAME)) {
-                    prop.remove();
+                // Every `memdir` in it: taking the last alone would bring an earlier one to light.
+                for prop in
+                    json_servers(&root, self.servers, false)?.map(|s| s.properties()).unwrap_or_default()
+                {
+                    if prop.decoded_name().as_deref() == Some(NAME) {
+                        prop.remove();
+                    }
                 }
                 Ok(root.to_string())
             }
@@ -113,7 +129,7 @@ fn json_servers(root: &CstRootNode, keys: &[&str], create: bool) -> Result<Optio
         (None, false) => return Ok(None),
     };
     for key in keys {
-        object = match object.get(key) {
+        object = match last(&object, key) {
             Some(prop) => match prop.object_value() {
                 Some(o) => o,
                 None => return Err(format!("\"{key}\" is not an object; fix the file by hand")),
@@ -123,6 +139,30 @@ fn json_servers(root: &CstRootNode, keys: &[&str], create: bool) -> Result<Optio
         };
     }
     Ok(Some(object))
+}
+
+/// The last property named `name`. A JSON object may hold a key twice, and JSON readers
+/// (JSON.parse, VS Code's jsonc, serde_json) keep the last: that is the one the client reads.
+fn last(object: &CstObject, name: &str) -> Option<CstObjectProp> {
+    object.properties().into_iter().rev().find(|p| p.decoded_name().as_deref() == Some(name))
+}
+
+/// Makes `object` hold exactly `keys`, rewriting only the values that differ.
+fn set_json_keys(object: &CstObject, keys: &Map<String, Value>) {
+    for prop in object.properties() {
+        if prop.decoded_name().is_none_or(|name| !keys.contains_key(&name)) {
+            prop.remove();
+        }
+    }
+    for (key, value) in in_reading_order(keys) {
+        match last(object, key) {
+            Some(prop) if prop.value().and_then(|v| v.to_serde_value()).as_ref() == Some(value) => {}
+            Some(prop) => prop.set_value(to_cst(value)),
+            None => {
+                object.append(key, to_cst(value));
+            }
+        }
+    }
 }
 
 fn to_cst(value: &Value) -> CstInputValue {
@@ -139,7 +179,7 @@ fn to_cst(value: &Value) -> CstInputValue {
 }
 
 /// An entry's keys as people write them (type, command, args, env first), not alphabetically.
-fn in_reading_order(map: &serde_json::Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
+fn in_reading_order(map: &Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
     const FIRST: [&str; 5] = ["type", "command", "args", "env", "enabled"];
     let rank = |k: &str| FIRST.iter().position(|f| *f == k).unwrap_or(FIRST.len());
     let mut entries: Vec<_> = map.iter().collect();
@@ -172,6 +212,32 @@ fn remove_toml(table: &mut toml_edit::Table, keys: &[&str]) {
             }
         }
     }
+}
+
+/// Makes `table` hold exactly `keys`, rewriting only the values that differ (each keeps the
+/// comment at the end of its line).
+fn set_toml_keys(table: &mut dyn toml_edit::TableLike, keys: &Map<String, Value>) -> Result<(), String> {
+    let stale: Vec<String> =
+        table.iter().map(|(k, _)| k.to_string()).filter(|k| !keys.contains_key(k)).collect();
+    for key in stale {
+        table.remove(&key);
+    }
+    for (key, value) in in_reading_order(keys) {
+        match table.get_mut(key) {
+            Some(item) if toml_to_json(item) == *value => {}
+            Some(item) => {
+                let mut new = json_to_toml(value)?;
+                if let Some(old) = item.as_value() {
+                    *new.decor_mut() = old.decor().clone();
+                }
+                *item = toml_edit::Item::Value(new);
+            }
+            None => {
+                table.insert(key, toml_edit::Item::Value(json_to_toml(value)?));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn json_to_toml_table(entry: &Value) -> Result<toml_edit::Table, String> {
@@ -270,6 +336,25 @@ mod tests {
         assert!(JSONC.add(Some("[1, 2]"), &entry()).unwrap_err().contains("other than an object"));
         assert!(JSONC.add(Some("{\"mcpServers\": 3}"), &entry()).unwrap_err().contains("not an object"));
         assert!(JSONC.add(Some("{\"a\": "), &entry()).unwrap_err().contains("not valid JSON"));
+    }
+
+    #[test]
+    fn an_older_entry_is_edited_key_by_key_keeping_the_comments_in_it() {
+        let before = "{\"mcpServers\": {\"memdir\": {\n  // mine\n  \"command\": \"/old\", \"args\": [\"mcp\"], \"env\": {\"K\": \"1\"}\n}}}\n";
+        let moved = json!({ "command": "/opt/memdir", "args": ["mcp"], "env": { "K": "1" } });
+        let after = JSONC.add(Some(before), &moved).unwrap();
+        assert_eq!(after, before.replace("/old", "/opt/memdir"));
+    }
+
+    /// issue 24, defect 16: JSON readers take the last of a duplicated key.
+    #[test]
+    fn a_duplicated_key_is_read_and_written_where_json_readers_look() {
+        let text = r#"{"mcpServers": {"memdir": {"command": "a"}}, "mcpServers": {"memdir": {"command": "b"}, "memdir": {"command": "c"}}}"#;
+        assert_eq!(JSONC.registered(text).unwrap(), Some(json!({ "command": "c" })));
+        let added = JSONC.add(Some(text), &entry()).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&added).unwrap()["mcpServers"]["memdir"], entry());
+        let removed = JSONC.remove(&added).unwrap();
+        assert_eq!(JSONC.registered(&removed).unwrap(), None, "{removed}");
     }
 
     #[test]
