@@ -278,6 +278,104 @@ fn a_hand_written_memdir_entry_is_backed_up_when_replaced_and_comes_back_on_remo
     assert!(!home.join(".cursor/mcp.json.memdir-backup").exists(), "the backup has done its work");
 }
 
+/// issue 24, defect 12: an agent that rewrites its own file while setup writes it (read, change,
+/// write; in place or through a rename, as agents and editors do) loses no update. Whichever of
+/// the two writes last, every one of the agent's increments is in the file at the end; setup
+/// either wrote (with the agent's writes up to then in its text) or refused and said why.
+#[test]
+#[cfg(unix)]
+fn an_agent_rewriting_its_file_while_setup_writes_loses_no_update() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mut outcomes = std::collections::BTreeMap::<&str, u32>::new();
+    let started = std::time::Instant::now();
+    for run in 0..40u64 {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join(".cursor");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("mcp.json");
+        std::fs::write(&file, "{\"n\": 0}\n").unwrap();
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let agent = {
+            let (stop, file) = (stop.clone(), file.clone());
+            std::thread::spawn(move || {
+                // Agents that write often and rarely: a pause of up to 0.2, 5 or 50 ms.
+                let pause = [200, 5_000, 50_000][run as usize % 3];
+                let (mut made, mut seed) = (0u64, run * 2654435761 + 1);
+                while !stop.load(Ordering::Relaxed) {
+                    let mut value: Value =
+                        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+                    // A file without "n" has lost the agent's writes; the check below says so.
+                    value["n"] = json!(value["n"].as_u64().unwrap_or(0) + 1);
+                    if seed % 2 == 0 {
+                        std::fs::write(&file, value.to_string()).unwrap();
+                    } else {
+                        let next = file.with_file_name(format!(".agent-{made}"));
+                        std::fs::write(&next, value.to_string()).unwrap();
+                        std::fs::rename(&next, &file).unwrap();
+                    }
+                    made += 1;
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    std::thread::sleep(std::time::Duration::from_micros(seed % pause));
+                }
+                made
+            })
+        };
+        let out = memdir(tmp.path(), &["setup", "--client", "cursor", "--yes"]);
+        stop.store(true, Ordering::Relaxed);
+        let made = agent.join().unwrap();
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(
+            value["n"],
+            json!(made),
+            "run {run}: an agent's write was lost; setup said: {}",
+            text(&out)
+        );
+        let said = text(&out);
+        let outcome = if out.status.success() {
+            "setup wrote"
+        } else if said.contains("changed while setup was writing") {
+            "refused: written during the write"
+        } else if said.contains("changed while setup was waiting") {
+            "refused: written before the write"
+        } else if said.contains("not valid JSON") {
+            "refused: read half-written"
+        } else {
+            panic!("run {run}: {said}")
+        };
+        *outcomes.entry(outcome).or_default() += 1;
+    }
+    eprintln!("40 runs in {:?}: {outcomes:?}", started.elapsed());
+}
+
+/// issue 24, defect 13: a `<file>.memdir-backup` planted as a link, dangling or to a file
+/// elsewhere, is never written through: setup refuses, names it, and changes nothing.
+#[test]
+#[cfg(unix)]
+fn a_backup_planted_as_a_link_is_never_written_through() {
+    for target_exists in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let target = elsewhere.path().join("elsewhere.json");
+        if target_exists {
+            std::fs::write(&target, "precious\n").unwrap();
+        }
+        let file = tmp.path().join(".cursor/mcp.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "{}\n").unwrap();
+        std::os::unix::fs::symlink(&target, tmp.path().join(".cursor/mcp.json.memdir-backup")).unwrap();
+        let out = memdir(tmp.path(), &["setup", "--client", "cursor", "--yes"]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert!(text(&out).contains("mcp.json.memdir-backup is a link"), "{}", text(&out));
+        match target_exists {
+            true => assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n"),
+            false => assert!(!target.exists(), "the backup was written through the link"),
+        }
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "{}\n");
+    }
+}
+
 /// issue 24, defect 14: the user's own arguments on memdir's entry (the `--llm` docs/mcp.md
 /// recommends) and its environment survive running setup again, in every client's format:
 /// unchanged when the entry is current, kept when setup updates it because the binary moved.
@@ -376,4 +474,19 @@ fn with_the_servers_key_twice_setup_and_check_act_on_the_last_which_the_client_r
     let out = memdir(tmp.path(), &["setup", "--client", "cursor", "--remove", "--yes"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(seen(), json!({ "other": { "command": "x" } }));
+}
+
+/// issue 24 (lower): a 100 MB `.claude.json` took setup 1.6 GB. Files over 32 MB are refused,
+/// named, and left as they are.
+#[test]
+fn a_file_too_large_to_edit_is_refused_and_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join(".claude.json");
+    std::fs::File::create(&file).unwrap().set_len(33 << 20).unwrap();
+    let out = memdir(tmp.path(), &["setup", "--client", "claude", "--yes"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains(".claude.json: larger than 32 MB, more than setup edits"), "{}", text(&out));
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 33 << 20);
+    let out = memdir(tmp.path(), &["setup", "--client", "claude", "--check"]);
+    assert!(text(&out).contains("larger than 32 MB"), "{}", text(&out));
 }

@@ -8,10 +8,11 @@
 
 mod clients;
 mod edit;
+mod swap;
 
 use crate::cli::{Context, Failure, Outcome};
 use clients::{Client, Dirs};
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -180,18 +181,47 @@ fn program(ctx: &Context) -> Result<String, Failure> {
         .map_err(|_| Failure { status: 1, message: "the memdir binary's path is not UTF-8".into() })
 }
 
+/// The largest file setup edits: the syntax tree that keeps its comments and layout takes some
+/// 16 times the file's size.
+const MAX_FILE: u64 = 32 << 20;
+
 fn read(path: &Path) -> Result<Option<String>, String> {
-    match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| "not UTF-8 text".into()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e.to_string()),
+    use std::io::Read;
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_FILE {
+        return Err(format!(
+            "larger than {} MB, more than setup edits; add memdir by hand (docs/mcp.md shows the entry)",
+            MAX_FILE >> 20
+        ));
     }
+    String::from_utf8(bytes).map(Some).map_err(|_| "not UTF-8 text".into())
 }
 
 /// The file a path leads to. A configuration file kept in a dotfiles repository and linked into
 /// place is edited where it is, and the link stays.
 fn resolved(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Whether `<file>.memdir-backup` is there. Anything there but a plain file (a planted link that
+/// would send the copy elsewhere, or read it from elsewhere) is refused.
+fn backup_exists(backup: &Path) -> Result<bool, String> {
+    match std::fs::symlink_metadata(backup) {
+        Ok(meta) if meta.is_file() => Ok(true),
+        Ok(_) => Err(format!(
+            "{} is a link or not a plain file, so not setup's backup; setup writes nothing \
+             through it (move it away and run setup again)",
+            backup.display()
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(format!("{}: {e}", backup.display())),
+    }
 }
 
 fn backup_of(file: &Path) -> PathBuf {
@@ -218,7 +248,7 @@ fn plan<'a>(client: &'a Client, program: &str, remove: bool) -> Result<Option<Pl
         }
         let after = place.add(before.as_deref(), &entry)?;
         // A backup from an earlier setup stays: it is the file before memdir was ever added.
-        let unbacked = !backup_of(&resolved(&client.file)).exists();
+        let unbacked = !backup_exists(&backup_of(&resolved(&client.file)))?;
         let backup = if before.is_some() && unbacked { Backup::Write } else { Backup::Keep };
         return Ok(Some(Plan { client, before, after: Some(after), restores_backup: false, backup }));
     }
@@ -231,7 +261,9 @@ fn plan<'a>(client: &'a Client, program: &str, remove: bool) -> Result<Option<Pl
     };
     let (Some(text), Some(entry)) = (before.as_deref(), registered) else { return Ok(None) };
     // Exactly what setup left: the file as it was before (or no file at all).
-    if let Some(backup) = read(&backup_of(&resolved(&client.file)))?
+    let backup = backup_of(&resolved(&client.file));
+    if backup_exists(&backup)?
+        && let Some(backup) = read(&backup)?
         && place.add(Some(&backup), &entry).ok().as_deref() == Some(text)
     {
         return Ok(Some(removal(Some(backup), true)));
@@ -242,38 +274,49 @@ fn plan<'a>(client: &'a Client, program: &str, remove: bool) -> Result<Option<Pl
     Ok(Some(removal(Some(place.remove(text)?), false)))
 }
 
-/// Writes a plan: the backup first (when memdir is first added to an existing file), then the
-/// new text through a temporary file in the same directory, keeping the file's permissions.
-fn apply(plan: &Plan) -> std::io::Result<()> {
+/// Writes a plan: the new text made ready beside the file, the backup, then the swap.
+fn apply(plan: &Plan) -> io::Result<()> {
     let file = &resolved(&plan.client.file);
-    // The client (Claude Code rewrites its file often) or the user may have written it since
-    // the plan was made, while setup asked: then nothing is written.
-    if read(file).map_err(std::io::Error::other)? != plan.before {
-        return Err(std::io::Error::other(
-            "it changed while setup was waiting; nothing was written (run setup again)",
-        ));
-    }
+    let prepared = swap::prepare(file, plan.after.as_deref())?;
+    let before = plan.before.as_deref().map(str::as_bytes);
     let backup = backup_of(file);
-    let Some(after) = &plan.after else {
-        std::fs::remove_file(file)?;
-        return remove_if_present(&backup);
+    let backed_up = match (plan.backup, before, prepared.permissions()?) {
+        (Backup::Write, Some(before), Some(permissions)) => {
+            write_backup(&backup, before, permissions)?;
+            true
+        }
+        _ => false,
     };
-    let dir = file.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    if plan.backup == Backup::Write {
-        std::fs::copy(file, &backup)?;
+    let written = prepared.commit(before);
+    // A backup of a file that was not changed after all would be taken for its original later.
+    if written.is_err() && backed_up {
+        let _ = std::fs::remove_file(&backup);
     }
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(after.as_bytes())?;
-    tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(file) {
-        tmp.as_file().set_permissions(meta.permissions())?;
-    }
-    tmp.persist(file).map_err(|e| e.error)?;
+    written?;
     if plan.backup == Backup::Delete {
         remove_if_present(&backup)?;
     }
     Ok(())
+}
+
+/// Copies the file as it was to `backup`. Created exclusively, so a link or file that appeared
+/// there since the plan is never followed or overwritten.
+fn write_backup(backup: &Path, bytes: &[u8], permissions: std::fs::Permissions) -> io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    // Private until it has the file's own permissions.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut out = options.open(backup).map_err(|e| match e.kind() {
+        io::ErrorKind::AlreadyExists => io::Error::other(format!(
+            "{} appeared while setup was writing; nothing was written",
+            backup.display()
+        )),
+        _ => e,
+    })?;
+    out.set_permissions(permissions)?;
+    out.write_all(bytes)?;
+    out.sync_all()
 }
 
 fn remove_if_present(path: &Path) -> std::io::Result<()> {
