@@ -44,7 +44,8 @@ pub enum FindingKind {
     IndexOverLimit,
     /// A memory's frontmatter is missing, broken, incomplete or names an unknown type.
     Frontmatter,
-    /// A journal that did not read back was set aside, unapplied, for a person to look at.
+    /// A journal that did not read back, or could not be applied, was set aside for a person to
+    /// look at.
     JournalSetAside,
     /// A memory file holds a secret (written by hand: memdir's writers refuse them).
     SecretAtRest,
@@ -277,8 +278,8 @@ fn check_dir(
     }
     let set_aside = format!("{}{}", journal::JOURNAL_FILE, journal::SET_ASIDE_SUFFIX);
     if fs.stat(&join(dir, &set_aside)).is_ok() {
-        let message = "an interrupted write's journal did not read back (damaged, or not memdir's) and was not \
-                       applied: look at it, then delete it";
+        let message = "an interrupted write's journal could not be finished (damaged, not memdir's, or naming \
+                       a file it cannot write) and was not applied: look at it, then delete it";
         report.findings.push(finding(
             FindingKind::JournalSetAside,
             &format!("{prefix}{set_aside}"),
@@ -326,7 +327,7 @@ fn check_dir(
         }
         Err(e) => return Err(Error::from(e)),
     };
-    let room = index_size(&text);
+    let room = index::size(&text);
     let loaded = index::truncate(&text);
     if let Some(warning) = &loaded.warning {
         add(
@@ -338,7 +339,7 @@ fn check_dir(
     }
     let mut pointed: Vec<(String, usize)> = Vec::new();
     for (at, line) in text.lines().enumerate() {
-        let Some(file) = pointer(line) else { continue };
+        let Some(file) = index::pointer(line) else { continue };
         let number = at + 1;
         if let Some((_, first)) = pointed.iter().find(|(f, _)| *f == file) {
             add(
@@ -349,7 +350,7 @@ fn check_dir(
             );
             continue;
         }
-        let problem = crate::writer::path_problem(&file, false);
+        let problem = crate::memory_path::path_problem(&file, false);
         let exists = problem.is_none()
             && match fs.stat(&join(dir, &file)) {
                 Ok(_) => true,
@@ -366,7 +367,7 @@ fn check_dir(
         pointed.push((file, number));
     }
     for h in &headers {
-        if crate::team::is_conflict_copy(&h.path) {
+        if crate::conflict::is_conflict_copy(&h.path) {
             let original = h.path.split(".conflict-").next().unwrap_or_default();
             let message = format!(
                 "sync kept this machine's version here because {original}.md changed on both sides: merge what matters into {original}.md and delete this file"
@@ -374,14 +375,14 @@ fn check_dir(
             add(FindingKind::SyncConflict, &h.path, None, message);
         } else if !pointed.iter().any(|(f, _)| *f == h.path) {
             let line = fix_line(h);
-            let message = match unindexable(&h.path, &line) {
+            let message = match index::unindexable(&h.path, &line) {
                 // Issue 24, defect 17: said once, where `check --fix` would otherwise remove and
                 // add its line on every run.
                 Some(why) => format!(
                     "no line in {INDEX_FILE} can point at it ({why}): rename the file, and `check --fix` adds its line"
                 ),
                 // Issue 24, defect 18: what `check --fix` cannot add without passing the limits.
-                None if !crate::writer::index_has_room(room.0, room.1, &line) => format!(
+                None if !index::index_has_room(room.0, room.1, &line) => format!(
                     "no line in {INDEX_FILE} points at it, and {INDEX_FILE} has no room for one ({} lines, {} characters: \
                      the most the prompt loads): merge or forget memories, then run `check --fix`",
                     index::MAX_LINES,
@@ -401,18 +402,7 @@ fn fix_line(h: &scan::MemoryHeader) -> String {
     let stem = h.path.rsplit('/').next().unwrap_or(&h.path).trim_end_matches(".md");
     let name = h.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).unwrap_or(stem);
     let description = h.description.as_deref().unwrap_or("").replace(['\n', '\r'], " ");
-    crate::writer::index_line(name, &h.path, description.trim()).trim_end_matches(" — ").to_string()
-}
-
-/// Why no index line can point at the memory at `path` (whose line would be `line`): a name
-/// the writers refuse (one that reads as MEMORY.md, issue 24 defect 17), or a link that would
-/// not read back as this file. A line added for it would be taken for another file's, or for
-/// none, and removed by the next `check --fix`, which would add it again.
-fn unindexable(path: &str, line: &str) -> Option<&'static str> {
-    if let Some(why) = crate::writer::path_problem(path, false) {
-        return Some(why);
-    }
-    (pointer(line).as_deref() != Some(path)).then_some("a link to it would not read back as this file")
+    index::index_line(name, &h.path, description.trim())
 }
 
 /// `25000` → `25,000`.
@@ -426,23 +416,6 @@ fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
-}
-
-/// Lines and characters (UTF-16 units, trailing whitespace aside) of an index text, as save
-/// counts them before it appends a line.
-fn index_size(text: &str) -> (usize, usize) {
-    (text.lines().count(), index::utf16_len(text.trim_end()))
-}
-
-/// The memory file an index line points at: the target of its first Markdown link, when that
-/// is a relative `.md` path (a URL is not a memory).
-pub(crate) fn pointer(line: &str) -> Option<String> {
-    // A title's `]` written `\]` (as save escapes it) does not close the link.
-    let start = line.match_indices("](").find(|(at, _)| !line[..*at].ends_with('\\'))?.0 + 2;
-    let end = start + line[start..].find(')')?;
-    let target = line[start..end].trim();
-    let target = target.strip_prefix("./").unwrap_or(target);
-    (target.ends_with(".md") && !target.contains("://")).then(|| target.to_string())
 }
 
 /// Makes the safe repairs to `target`'s index (and `team/`'s), under the writers' lock and
@@ -480,7 +453,7 @@ fn fix_dir(fs: &dyn Fs, dir: &str, prefix: &str, now_ms: i64) -> Result<Vec<Stri
     let mut kept: Vec<&str> = Vec::new();
     let mut pointed: Vec<String> = Vec::new();
     for (at, line) in old.as_deref().unwrap_or("").lines().enumerate() {
-        let Some(file) = pointer(line) else {
+        let Some(file) = index::pointer(line) else {
             kept.push(line);
             continue;
         };
@@ -488,7 +461,7 @@ fn fix_dir(fs: &dyn Fs, dir: &str, prefix: &str, now_ms: i64) -> Result<Vec<Stri
             changes.push(format!("{prefix}{INDEX_FILE}:{}: removed a second line for {file}", at + 1));
             continue;
         }
-        if let Some(why) = crate::writer::path_problem(&file, false) {
+        if let Some(why) = crate::memory_path::path_problem(&file, false) {
             changes.push(format!(
                 "{prefix}{INDEX_FILE}:{}: removed the line for {file}, which is no memory: {why}",
                 at + 1
@@ -507,7 +480,7 @@ fn fix_dir(fs: &dyn Fs, dir: &str, prefix: &str, now_ms: i64) -> Result<Vec<Stri
     }
     let mut text: String = kept.iter().map(|l| format!("{l}\n")).collect();
     let missing =
-        headers.iter().filter(|h| !pointed.contains(&h.path) && !crate::team::is_conflict_copy(&h.path));
+        headers.iter().filter(|h| !pointed.contains(&h.path) && !crate::conflict::is_conflict_copy(&h.path));
     for path in append_lines(&mut text, missing) {
         changes.push(format!("{prefix}{INDEX_FILE}: added a line for {prefix}{path}"));
     }
@@ -527,17 +500,17 @@ fn append_lines<'h>(
     text: &mut String,
     missing: impl Iterator<Item = &'h scan::MemoryHeader>,
 ) -> Vec<&'h str> {
-    let mut size = index_size(text);
+    let mut size = index::size(text);
     let mut added = Vec::new();
     for h in missing {
         let line = fix_line(h);
-        if unindexable(&h.path, &line).is_some() || !crate::writer::index_has_room(size.0, size.1, &line) {
+        if index::unindexable(&h.path, &line).is_some() || !index::index_has_room(size.0, size.1, &line) {
             continue;
         }
         text.push_str(&line);
         text.push('\n');
         // At most 200 lines are added, each time over at most 25,000 characters.
-        size = index_size(text);
+        size = index::size(text);
         added.push(h.path.as_str());
     }
     added
@@ -597,20 +570,22 @@ mod tests {
         assert_eq!(append_lines(&mut text, missing.iter()), ["fine.md"]);
         assert_eq!(text, "- [fine](fine.md) — indexed\n");
         for h in &missing[..4] {
-            assert!(unindexable(&h.path, &fix_line(h)).is_some(), "{:?}", h.path);
+            assert!(index::unindexable(&h.path, &fix_line(h)).is_some(), "{:?}", h.path);
         }
         assert!(
-            unindexable(&missing[0].path, &fix_line(&missing[0])).unwrap().contains("reads as MEMORY.md")
+            index::unindexable(&missing[0].path, &fix_line(&missing[0]))
+                .unwrap()
+                .contains("reads as MEMORY.md")
         );
     }
 
     #[test]
     fn index_lines_point_at_their_first_relative_link() {
-        assert_eq!(pointer("- [A](a.md) — hook").as_deref(), Some("a.md"));
-        assert_eq!(pointer("- [A](./sub/a.md) — see [b](b.md)").as_deref(), Some("sub/a.md"));
-        assert_eq!(pointer("- [Docs](https://x.example/a.md)"), None);
-        assert_eq!(pointer("# Heading"), None);
-        assert_eq!(pointer("- [A\\] (x.md) \\[b](a.md) — hook").as_deref(), Some("a.md"));
-        assert_eq!(pointer("- [a\\](b.md](c.md) — hook").as_deref(), Some("c.md"));
+        assert_eq!(index::pointer("- [A](a.md) — hook").as_deref(), Some("a.md"));
+        assert_eq!(index::pointer("- [A](./sub/a.md) — see [b](b.md)").as_deref(), Some("sub/a.md"));
+        assert_eq!(index::pointer("- [Docs](https://x.example/a.md)"), None);
+        assert_eq!(index::pointer("# Heading"), None);
+        assert_eq!(index::pointer("- [A\\] (x.md) \\[b](a.md) — hook").as_deref(), Some("a.md"));
+        assert_eq!(index::pointer("- [a\\](b.md](c.md) — hook").as_deref(), Some("c.md"));
     }
 }

@@ -769,7 +769,7 @@ impl ex::team::Guest for Component {
     }
 
     fn merge_index(base: String, ours: String, theirs: String) -> String {
-        team::merge_index(&base, &ours, &theirs)
+        index::merge(&base, &ours, &theirs)
     }
 }
 

@@ -5,6 +5,7 @@
 use crate::error::Result;
 use crate::fs::Fs;
 use crate::text;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Lines of the index kept for the prompt.
 pub const MAX_LINES: usize = 200;
@@ -56,6 +57,146 @@ pub struct LoadedIndex {
     pub warning: Option<String>,
     /// Repairs made while decoding the file.
     pub diagnostics: Vec<String>,
+}
+
+/// Index lines are kept under this many characters (R6.1).
+pub const MAX_INDEX_LINE_CHARS: usize = 150;
+
+/// `- [Title](file.md) — `, the title's Markdown link syntax escaped so a name with `]` or `[`
+/// cannot break the link.
+pub(crate) fn index_line_head(name: &str, file: &str) -> String {
+    let title = name.replace('\\', "\\\\").replace('[', "\\[").replace(']', "\\]");
+    format!("- [{title}]({file}) — ")
+}
+
+/// `- [Title](file.md) — hook`, kept under [`MAX_INDEX_LINE_CHARS`] characters; `- [Title](file.md)`
+/// without a hook.
+pub(crate) fn index_line(name: &str, file: &str, description: &str) -> String {
+    let head = index_line_head(name, file);
+    if description.is_empty() {
+        return head.trim_end_matches(" — ").to_string();
+    }
+    let room = MAX_INDEX_LINE_CHARS.saturating_sub(head.chars().count());
+    let hook: String = if description.chars().count() > room {
+        description.chars().take(room.saturating_sub(1)).collect::<String>() + "…"
+    } else {
+        description.to_string()
+    };
+    head + &hook
+}
+
+/// Whether `line` may be appended to an index of `lines` lines and `chars` characters (UTF-16
+/// units, trailing whitespace aside): the limits the prompt loads (R6.4), kept by save and by
+/// `check --fix` alike (issue 24, defect 18).
+pub(crate) fn index_has_room(lines: usize, chars: usize, line: &str) -> bool {
+    lines < MAX_LINES && chars + 1 + utf16_len(line) <= MAX_CHARS
+}
+
+/// The memory file an index line points at: the target of its first Markdown link, when that
+/// is a relative `.md` path (a URL is not a memory).
+pub fn pointer(line: &str) -> Option<String> {
+    // A title's `]` written `\]` (as save escapes it) does not close the link.
+    let start = line.match_indices("](").find(|(at, _)| !line[..*at].ends_with('\\'))?.0 + 2;
+    let end = start + line[start..].find(')')?;
+    let target = line[start..end].trim();
+    let target = target.strip_prefix("./").unwrap_or(target);
+    (target.ends_with(".md") && !target.contains("://")).then(|| target.to_string())
+}
+
+/// What identifies a line of MEMORY.md across versions: an entry by the file it points at (so
+/// a changed description is the same entry), any other line by its text and occurrence.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    Entry(String),
+    Text(String, usize),
+}
+
+fn keyed(text: &str) -> Vec<(Key, String)> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut entries: BTreeSet<String> = BTreeSet::new();
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        let key = match pointer(line) {
+            Some(path) if line.trim_start().starts_with("- ") && entries.insert(path.clone()) => {
+                Key::Entry(path)
+            }
+            _ => {
+                let n = seen.entry(line.to_string()).or_default();
+                *n += 1;
+                Key::Text(line.to_string(), *n)
+            }
+        };
+        lines.push((key, line.to_string()));
+    }
+    lines
+}
+
+/// Merges three versions of MEMORY.md, never with a conflict: each line (an entry by the file
+/// it points at) is kept, changed or removed as the side that changed it did; a line both
+/// changed keeps `ours`; lines only `theirs` added follow the line they followed there. Lines a
+/// person wrote are lines like any other, so they are kept.
+pub fn merge(base: &str, ours: &str, theirs: &str) -> String {
+    let (base, ours, theirs) = (keyed(base), keyed(ours), keyed(theirs));
+    let map = |lines: &[(Key, String)]| -> BTreeMap<Key, String> { lines.iter().cloned().collect() };
+    let (base_of, ours_of, theirs_of) = (map(&base), map(&ours), map(&theirs));
+    let mut kept: Vec<(Key, String)> = Vec::new();
+    for (key, line) in &ours {
+        let line = match (base_of.get(key), theirs_of.get(key)) {
+            (Some(b), Some(t)) if line == b && t != b => Some(t),
+            (Some(b), None) if line == b => None,
+            _ => Some(line),
+        };
+        if let Some(line) = line {
+            kept.push((key.clone(), line.clone()));
+        }
+    }
+    // Lines only theirs has, anchored after the last line before them that is kept.
+    let kept_keys: BTreeSet<Key> = kept.iter().map(|(k, _)| k.clone()).collect();
+    let mut after: BTreeMap<Option<Key>, Vec<String>> = BTreeMap::new();
+    let mut anchor: Option<Key> = None;
+    for (key, line) in &theirs {
+        if kept_keys.contains(key) {
+            anchor = Some(key.clone());
+            continue;
+        }
+        // Ours has it (kept or changed above), or ours removed it and theirs did not change it.
+        if ours_of.contains_key(key) || base_of.get(key) == Some(line) {
+            continue;
+        }
+        after.entry(anchor.clone()).or_default().push(line.clone());
+    }
+    let mut out = String::new();
+    for line in after.remove(&None).unwrap_or_default() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    for (key, line) in kept {
+        out.push_str(&line);
+        out.push('\n');
+        for line in after.remove(&Some(key)).unwrap_or_default() {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Why no index line can point at the memory at `path` (whose line would be `line`): a name
+/// the writers refuse (one that reads as MEMORY.md, issue 24 defect 17), or a link that would
+/// not read back as this file. A line added for it would be taken for another file's, or for
+/// none, and removed by the next `check --fix`, which would add it again.
+pub(crate) fn unindexable(path: &str, line: &str) -> Option<&'static str> {
+    if let Some(why) = crate::memory_path::path_problem(path, false) {
+        return Some(why);
+    }
+    (pointer(line).as_deref() != Some(path)).then_some("a link to it would not read back as this file")
+}
+
+/// Lines and characters (UTF-16 units, trailing whitespace aside) of an index text, as save
+/// counts them before it appends a line.
+pub(crate) fn size(text: &str) -> (usize, usize) {
+    (text.lines().count(), utf16_len(text.trim_end()))
 }
 
 /// Reads the index at `path` and cuts it for the prompt.
@@ -203,6 +344,50 @@ fn group(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const BASE: &str = "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n";
+
+    #[test]
+    fn both_sides_adding_keeps_both_entries() {
+        let ours = format!("{BASE}- [C](c.md) — c\n");
+        let theirs = format!("{BASE}- [D](d.md) — d\n");
+        assert_eq!(
+            merge(BASE, &ours, &theirs),
+            "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [D](d.md) — d\n- [C](c.md) — c\n"
+        );
+    }
+
+    #[test]
+    fn a_removal_on_either_side_is_kept() {
+        let theirs = "# Memory\n- [B](b.md) — b\n";
+        assert_eq!(merge(BASE, BASE, theirs), theirs);
+        assert_eq!(merge(BASE, theirs, BASE), theirs);
+    }
+
+    #[test]
+    fn a_changed_description_replaces_the_entry_and_ours_wins_when_both_change() {
+        let theirs = BASE.replace("— a", "— a, revised");
+        assert_eq!(merge(BASE, BASE, &theirs), theirs);
+        let ours = BASE.replace("— a", "— a, mine");
+        assert_eq!(merge(BASE, &ours, &theirs), ours);
+    }
+
+    #[test]
+    fn lines_a_person_wrote_survive_and_unrelated_indexes_union() {
+        let ours = "# Memory\nRead these first.\n- [A](a.md) — a\n";
+        let theirs = "# Memory\n- [Z](z.md) — z\n";
+        assert_eq!(
+            merge("", ours, theirs),
+            "# Memory\n- [Z](z.md) — z\nRead these first.\n- [A](a.md) — a\n"
+        );
+    }
+
+    #[test]
+    fn merging_is_stable_when_one_side_already_has_the_other() {
+        let ours = format!("{BASE}- [C](c.md) — c\n");
+        assert_eq!(merge(BASE, &ours, BASE), ours);
+        assert_eq!(merge(BASE, &ours, &ours), ours);
+    }
 
     fn entries(n: usize) -> String {
         (0..n).map(|i| format!("- [M{i}](m{i}.md) — hook {i}\n")).collect()

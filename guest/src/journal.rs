@@ -18,13 +18,11 @@
 
 use crate::error::{Error, Result};
 use crate::fs::{Fs, FsError, join};
+use crate::memory_path::checked_relative_path;
+pub use crate::reserved::{JOURNAL_FILE, SET_ASIDE_SUFFIX};
+use crate::reserved::{LOCK_FILE, LOCK_TIMEOUT_MS};
 use crate::scan::{escape_controls, unescape_controls};
-use crate::writer::{LOCK_FILE, LOCK_TIMEOUT_MS};
 
-/// The journal's name, hidden like the lock so scans pass over it.
-pub const JOURNAL_FILE: &str = ".memdir.journal";
-/// Appended to the journal's name when it is set aside unapplied.
-pub const SET_ASIDE_SUFFIX: &str = ".bad";
 /// Largest journal read back: a few memories and an index.
 const MAX_JOURNAL_BYTES: u64 = 16 * 1024 * 1024;
 const MAGIC: &str = "memdir-journal 1\n";
@@ -160,7 +158,7 @@ fn remove(fs: &dyn Fs, path: &str) -> Result<()> {
 /// too: `forget` removes those).
 fn checked(path: &str) -> Result<&str> {
     let is_index = path == crate::scan::INDEX_FILE;
-    if is_index || crate::writer::checked_relative_path(path, true).is_ok() {
+    if is_index || checked_relative_path(path, true).is_ok() {
         Ok(path)
     } else {
         Err(Error::InvalidInput(format!("{path:?} cannot be in a journal")))

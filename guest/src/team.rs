@@ -15,14 +15,16 @@
 //! remote's stays, the local one is kept beside it as `<name>.conflict-<host>-<date>.md`),
 //! and how MEMORY.md merges (never a conflict: [`merge_index`]).
 
-use crate::check;
+use crate::conflict::{conflict_name, host_slug};
 use crate::error::{Error, Result};
 use crate::fs::{Fs, FsError, join};
+use crate::index;
+use crate::reserved::{LOCK_FILE, LOCK_TIMEOUT_MS};
 use crate::secrets;
 use crate::target::Target;
-use crate::writer::{self, LOCK_FILE, LOCK_TIMEOUT_MS};
+use crate::writer;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// The oldest git that syncs: `rebase` on the merge machinery, which honours merge drivers.
 pub const MIN_GIT: (u32, u32) = (2, 34);
@@ -797,7 +799,7 @@ impl Run<'_> {
                 }
             };
             let (base, remote, local) = (text(&stages.base)?, text(&stages.remote)?, text(&stages.local)?);
-            let merged = merge_index(&base, &remote, &local);
+            let merged = index::merge(&base, &remote, &local);
             let dir = self.dir.to_string();
             let out = self.git_in(&dir, &["hash-object", "-w", "--stdin"], Some(merged))?;
             if out.status != 0 {
@@ -1077,38 +1079,6 @@ fn commit_message(host: &str, report: &Report) -> String {
     format!("memdir sync ({}): {}\n\n{body}", host_slug(host), counts.join(", "))
 }
 
-/// Where this machine's version of `path` is kept: `<stem>.conflict-<host>-<date>.md`, then
-/// `-2` … when that is taken.
-pub fn conflict_name(path: &str, host: &str, now_ms: i64, n: u32) -> String {
-    let date = chrono::DateTime::from_timestamp_millis(now_ms).unwrap_or_default().format("%Y-%m-%d");
-    let (stem, ext) = match path.strip_suffix(".md") {
-        Some(stem) => (stem, ".md"),
-        None => (path, ""),
-    };
-    let suffix = if n > 1 { format!("-{n}") } else { String::new() };
-    format!("{stem}.conflict-{}-{date}{suffix}{ext}", host_slug(host))
-}
-
-/// True for a conflict copy sync left (`check` lists them).
-pub fn is_conflict_copy(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.split_once(".conflict-").is_some_and(|(stem, rest)| !stem.is_empty() && rest.len() > 11)
-}
-
-/// A host name as it can appear in a file name: lower-case letters, digits and `-`.
-fn host_slug(host: &str) -> String {
-    let slug: String = host
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
-        .collect::<String>()
-        .split('-')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
-    let slug: String = slug.chars().take(32).collect();
-    if slug.is_empty() { "host".into() } else { slug }
-}
-
 /// `git version 2.47.3` (or `2.39.3 (Apple Git-145)`, `2.45.1.windows.1`): major and minor.
 fn git_version(text: &str) -> Option<(u32, u32)> {
     let version = text.split_whitespace().find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
@@ -1159,132 +1129,9 @@ fn append_block(fs: &dyn Fs, path: &str, lines: &str) -> Result<()> {
     Ok(())
 }
 
-/// What identifies a line of MEMORY.md across versions: an entry by the file it points at (so
-/// a changed description is the same entry), any other line by its text and occurrence.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Key {
-    Entry(String),
-    Text(String, usize),
-}
-
-fn keyed(text: &str) -> Vec<(Key, String)> {
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    let mut entries: BTreeSet<String> = BTreeSet::new();
-    let mut lines = Vec::new();
-    for line in text.lines() {
-        let line = line.trim_end_matches('\r');
-        let key = match check::pointer(line) {
-            Some(path) if line.trim_start().starts_with("- ") && entries.insert(path.clone()) => {
-                Key::Entry(path)
-            }
-            _ => {
-                let n = seen.entry(line.to_string()).or_default();
-                *n += 1;
-                Key::Text(line.to_string(), *n)
-            }
-        };
-        lines.push((key, line.to_string()));
-    }
-    lines
-}
-
-/// Merges three versions of MEMORY.md, never with a conflict: each line (an entry by the file
-/// it points at) is kept, changed or removed as the side that changed it did; a line both
-/// changed keeps `ours`; lines only `theirs` added follow the line they followed there. Lines a
-/// person wrote are lines like any other, so they are kept.
-pub fn merge_index(base: &str, ours: &str, theirs: &str) -> String {
-    let (base, ours, theirs) = (keyed(base), keyed(ours), keyed(theirs));
-    let map = |lines: &[(Key, String)]| -> BTreeMap<Key, String> { lines.iter().cloned().collect() };
-    let (base_of, ours_of, theirs_of) = (map(&base), map(&ours), map(&theirs));
-    let mut kept: Vec<(Key, String)> = Vec::new();
-    for (key, line) in &ours {
-        let line = match (base_of.get(key), theirs_of.get(key)) {
-            (Some(b), Some(t)) if line == b && t != b => Some(t),
-            (Some(b), None) if line == b => None,
-            _ => Some(line),
-        };
-        if let Some(line) = line {
-            kept.push((key.clone(), line.clone()));
-        }
-    }
-    // Lines only theirs has, anchored after the last line before them that is kept.
-    let kept_keys: BTreeSet<Key> = kept.iter().map(|(k, _)| k.clone()).collect();
-    let mut after: BTreeMap<Option<Key>, Vec<String>> = BTreeMap::new();
-    let mut anchor: Option<Key> = None;
-    for (key, line) in &theirs {
-        if kept_keys.contains(key) {
-            anchor = Some(key.clone());
-            continue;
-        }
-        // Ours has it (kept or changed above), or ours removed it and theirs did not change it.
-        if ours_of.contains_key(key) || base_of.get(key) == Some(line) {
-            continue;
-        }
-        after.entry(anchor.clone()).or_default().push(line.clone());
-    }
-    let mut out = String::new();
-    for line in after.remove(&None).unwrap_or_default() {
-        out.push_str(&line);
-        out.push('\n');
-    }
-    for (key, line) in kept {
-        out.push_str(&line);
-        out.push('\n');
-        for line in after.remove(&Some(key)).unwrap_or_default() {
-            out.push_str(&line);
-            out.push('\n');
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const BASE: &str = "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n";
-
-    #[test]
-    fn both_sides_adding_keeps_both_entries() {
-        let ours = format!("{BASE}- [C](c.md) — c\n");
-        let theirs = format!("{BASE}- [D](d.md) — d\n");
-        assert_eq!(
-            merge_index(BASE, &ours, &theirs),
-            "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [D](d.md) — d\n- [C](c.md) — c\n"
-        );
-    }
-
-    #[test]
-    fn a_removal_on_either_side_is_kept() {
-        let theirs = "# Memory\n- [B](b.md) — b\n";
-        assert_eq!(merge_index(BASE, BASE, theirs), theirs);
-        assert_eq!(merge_index(BASE, theirs, BASE), theirs);
-    }
-
-    #[test]
-    fn a_changed_description_replaces_the_entry_and_ours_wins_when_both_change() {
-        let theirs = BASE.replace("— a", "— a, revised");
-        assert_eq!(merge_index(BASE, BASE, &theirs), theirs);
-        let ours = BASE.replace("— a", "— a, mine");
-        assert_eq!(merge_index(BASE, &ours, &theirs), ours);
-    }
-
-    #[test]
-    fn lines_a_person_wrote_survive_and_unrelated_indexes_union() {
-        let ours = "# Memory\nRead these first.\n- [A](a.md) — a\n";
-        let theirs = "# Memory\n- [Z](z.md) — z\n";
-        assert_eq!(
-            merge_index("", ours, theirs),
-            "# Memory\n- [Z](z.md) — z\nRead these first.\n- [A](a.md) — a\n"
-        );
-    }
-
-    #[test]
-    fn merging_is_stable_when_one_side_already_has_the_other() {
-        let ours = format!("{BASE}- [C](c.md) — c\n");
-        assert_eq!(merge_index(BASE, &ours, BASE), ours);
-        assert_eq!(merge_index(BASE, &ours, &ours), ours);
-    }
 
     #[test]
     fn secrets_in_added_lines_are_found_with_their_file_line() {
@@ -1293,15 +1140,6 @@ mod tests {
         assert_eq!(hits.len(), 1, "{hits:?}");
         assert_eq!((hits[0].0.as_str(), hits[0].1.line), ("x.md", 5));
         assert!(secrets_in_diff("+++ /dev/null\n@@ -1 +0,0 @@\n").is_empty());
-    }
-
-    #[test]
-    fn conflict_copies_are_named_by_host_and_date() {
-        let name = conflict_name("deploy-freeze.md", "Ben's MacBook.local", 1_764_547_200_000, 1);
-        assert_eq!(name, "deploy-freeze.conflict-ben-s-macbook-local-2025-12-01.md");
-        assert!(is_conflict_copy(&name));
-        assert!(!is_conflict_copy("deploy-freeze.md"));
-        assert_eq!(conflict_name("a.md", "", 0, 2), "a.conflict-host-1970-01-01-2.md");
     }
 
     #[test]

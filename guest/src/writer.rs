@@ -6,21 +6,17 @@
 
 use crate::error::{Error, Result};
 use crate::fs::{Fs, FsError, join};
+use crate::index::{MAX_INDEX_LINE_CHARS, index_has_room, index_line, index_line_head};
 use crate::journal::{self, Op};
+use crate::memory_path::checked_relative_path;
 use crate::memory_type::MemoryType;
 use crate::scan::INDEX_FILE;
 use crate::target::Target;
 use crate::{dates, frontmatter, index, links, secrets, text};
 use chrono::{DateTime, Duration};
 
-/// The lock file that serialises index changes, inside the memory directory.
-pub const LOCK_FILE: &str = ".memdir.lock";
-/// How long a writer waits for another to finish with the index.
-pub const LOCK_TIMEOUT_MS: u32 = 10_000;
 /// Largest memory body accepted: a memory is a note, not a document.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
-/// Index lines are kept under this many characters (R6.1).
-pub const MAX_INDEX_LINE_CHARS: usize = 150;
 
 /// What to save, for whom: the core locates the memory directory and decides whether team
 /// memory is on.
@@ -469,72 +465,6 @@ pub fn valid_relative_path(path: &str) -> Result<String> {
     checked_relative_path(path, false)
 }
 
-/// [`valid_relative_path`], letting control characters through when `control` (only to forget
-/// a file scan refused to read).
-pub(crate) fn checked_relative_path(path: &str, control: bool) -> Result<String> {
-    match path_problem(path, control) {
-        // `{:?}` writes control characters as escapes: the message stays on one line.
-        Some(why) => Err(invalid(format!("{path:?} is not a memory path: {why}"))),
-        None => Ok(path.to_string()),
-    }
-}
-
-/// What makes `path` no memory path, in words; `None` when it is one. The one rule every
-/// writer's paths pass (save, forget, extraction, the daily log, the trash, the journal) and
-/// that `check --fix` holds the files it indexes to.
-pub(crate) fn path_problem(path: &str, control: bool) -> Option<&'static str> {
-    if path.is_empty() || path.starts_with('/') || path.starts_with('\\') {
-        return Some("it must be relative to the memory directory");
-    }
-    if !control && path.chars().any(char::is_control) {
-        return Some("it holds control characters");
-    }
-    if path.contains('%') || path.contains('\\') {
-        return Some("encoded or backslash separators are not allowed");
-    }
-    if path.split('/').any(|part| part.is_empty() || part == "." || part == "..") {
-        return Some("it may not hold empty, `.` or `..` parts");
-    }
-    if !path.ends_with(".md") {
-        return Some("memories are `.md` files");
-    }
-    let name = path.rsplit('/').next().unwrap_or(path);
-    if name == INDEX_FILE {
-        return Some("MEMORY.md is the index, not a memory");
-    }
-    if reads_as_index(name) {
-        // Issue 24, defect 17: ` MEMORY.md` is the index to a reader, and on a case-insensitive
-        // file system `memory.md` is the index itself.
-        return Some(
-            "it reads as MEMORY.md, the index, once spaces, invisible characters and case are set aside",
-        );
-    }
-    if path.split('/').any(|part| part.trim() != part) {
-        // An index line's link target is read trimmed: ` notes.md` would point at `notes.md`.
-        return Some("a part of it starts or ends with a space: an index line could not point at it");
-    }
-    None
-}
-
-/// True when `name` is MEMORY.md to a reader or to a case-insensitive file system: equal to it
-/// once whitespace, control and invisible (default-ignorable) characters are dropped and case is
-/// folded (` MEMORY.md`, `MEMORY\u{3000}.md`, `\u{200B}MEMORY.md`, `memory.md`, `Memory.md`).
-pub(crate) fn reads_as_index(name: &str) -> bool {
-    let invisible = |c: char| {
-        c.is_whitespace()
-            || c.is_control()
-            || matches!(c,
-                '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
-                | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
-                | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}'
-                | '\u{FFF0}'..='\u{FFF8}' | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}'
-                | '\u{E0000}'..='\u{E0FFF}')
-    };
-    let mut folded = name.chars().filter(|&c| !invisible(c)).flat_map(char::to_lowercase);
-    // Compared as it is folded: a long name stops at its first difference.
-    INDEX_FILE.to_ascii_lowercase().chars().all(|c| folded.next() == Some(c)) && folded.next().is_none()
-}
-
 /// Feedback and project bodies: the rule or fact, a `**Why:**` line, a `**How to apply:**`
 /// line (R1.3). Common variants of the markers are accepted and written canonically.
 fn canonical_body(memory_type: MemoryType, body: &str) -> Result<String> {
@@ -611,32 +541,6 @@ const MAX_NAME_CHARS: usize = 48;
 const MAX_SAME_STEM: usize = 100;
 /// Largest memory whose links a rename rewrites; larger files are not memories memdir wrote.
 const MAX_LINKING_FILE_BYTES: u64 = 1024 * 1024;
-
-/// `- [Title](file.md) — `, the title's Markdown link syntax escaped so a name with `]` or `[`
-/// cannot break the link.
-fn index_line_head(name: &str, file: &str) -> String {
-    let title = name.replace('\\', "\\\\").replace('[', "\\[").replace(']', "\\]");
-    format!("- [{title}]({file}) — ")
-}
-
-/// `- [Title](file.md) — hook`, kept under [`MAX_INDEX_LINE_CHARS`] characters.
-pub(crate) fn index_line(name: &str, file: &str, description: &str) -> String {
-    let head = index_line_head(name, file);
-    let room = MAX_INDEX_LINE_CHARS.saturating_sub(head.chars().count());
-    let hook: String = if description.chars().count() > room {
-        description.chars().take(room.saturating_sub(1)).collect::<String>() + "…"
-    } else {
-        description.to_string()
-    };
-    head + &hook
-}
-
-/// Whether `line` may be appended to an index of `lines` lines and `chars` characters (UTF-16
-/// units, trailing whitespace aside): the limits the prompt loads (R6.4), kept by save and by
-/// `check --fix` alike (issue 24, defect 18).
-pub(crate) fn index_has_room(lines: usize, chars: usize, line: &str) -> bool {
-    lines < index::MAX_LINES && chars + 1 + index::utf16_len(line) <= index::MAX_CHARS
-}
 
 /// The index with `line` replacing the line that points at `file`, or appended; refused when
 /// appending would pass the limits the prompt loads (R6.4).
@@ -846,7 +750,7 @@ mod tests {
         for ok in ["MEMORY-notes.md", "memory-model.md", "MEMORYmd.md", "my MEMORY.md", "MEMORY.md.md"] {
             assert_eq!(valid_relative_path(ok).unwrap(), ok, "{ok:?}");
         }
-        assert!(reads_as_index("MEMORY.md"));
+        assert!(crate::memory_path::reads_as_index("MEMORY.md"));
         // Whitespace at either end of any part would not survive an index line's link.
         for bad in [" notes.md", "\u{3000}notes.md", "sub /notes.md", " sub/notes.md"] {
             let err = valid_relative_path(bad).unwrap_err().to_string();
@@ -946,8 +850,8 @@ pub struct Rebuilt {
 }
 
 /// R6.5: when memory files exist and MEMORY.md does not, writes one — one line per file,
-/// `- [<file stem>](<file>) — <description>`, in path order — under the writers' lock,
-/// atomically. An existing index, even an empty one, is never touched. Team memories keep
+/// `- [<file stem>](<file>) — <description>`, in path order, each escaped and bounded as save
+/// writes it and no more than the index's limits hold — under the writers' lock, atomically. An existing index, even an empty one, is never touched. Team memories keep
 /// their own index and are left out.
 pub fn rebuild_index(fs: &dyn Fs, target: &Target, now_ms: i64) -> Result<Option<Rebuilt>> {
     let memory_dir = target.resolve(fs)?.memory_dir;
@@ -966,20 +870,30 @@ pub fn rebuild_index(fs: &dyn Fs, target: &Target, now_ms: i64) -> Result<Option
         return Ok(None);
     }
     headers.sort_by(|a, b| a.path.cmp(&b.path));
-    let text: String = headers
-        .iter()
-        .map(|h| {
-            let stem = h.path.rsplit('/').next().unwrap_or(&h.path).trim_end_matches(".md");
-            match h.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-                Some(d) => format!("- [{stem}]({}) — {}\n", h.path, d.replace('\n', " ")),
-                None => format!("- [{stem}]({})\n", h.path),
-            }
-        })
-        .collect();
+    // Each line as save writes it (escaped, bounded), within the limits the prompt loads, and
+    // only for a file a line can point at (issue 25, item 7).
+    let (mut text, mut lines, mut chars) = (String::new(), 0, 0);
+    for h in &headers {
+        let stem = h.path.rsplit('/').next().unwrap_or(&h.path).trim_end_matches(".md");
+        let description = h.description.as_deref().unwrap_or("").replace(['\n', '\r'], " ");
+        let line = index_line(stem, &h.path, description.trim());
+        if lines == index::MAX_LINES {
+            break;
+        }
+        if index::unindexable(&h.path, &line).is_some() || !index_has_room(lines, chars, &line) {
+            continue;
+        }
+        chars += usize::from(lines > 0) + index::utf16_len(&line);
+        lines += 1;
+        text.push_str(&line);
+        text.push('\n');
+    }
+    if lines == 0 {
+        return Ok(None);
+    }
     // Another writer may have made one while this one waited for the lock.
     let (written, _) = journal::locked(fs, &memory_dir, || {
         Ok(missing(fs) && fs.write_file(&index_path, text.as_bytes()).map(|()| true)?)
     })?;
-    Ok(written
-        .then(|| Rebuilt { path: index_path, entries: u32::try_from(headers.len()).unwrap_or(u32::MAX) }))
+    Ok(written.then(|| Rebuilt { path: index_path, entries: u32::try_from(lines).unwrap_or(u32::MAX) }))
 }

@@ -171,6 +171,6 @@ impl Core for NativeCore {
     }
 
     fn merge_index(&mut self, base: &str, ours: &str, theirs: &str) -> Result<String> {
-        Ok(team::merge_index(base, ours, theirs))
+        Ok(index::merge(base, ours, theirs))
     }
 }
