@@ -104,6 +104,101 @@ pub struct GitFacts {
     pub log: Option<String>,
 }
 
+/// How a host runs git to read [`GitFacts`] (issue 24, defect 3): `git -C <project>`, then
+/// [`GIT_SAFE_ARGS`], then [`GIT_LS_FILES`] or [`GIT_LOG`], with [`GIT_SAFE_ENV`] added to the
+/// environment.
+///
+/// The project is a repository memdir does not own, and its configuration (`.git/config`, or a
+/// bare repository planted in a clone) can name programs for git to start: a signature checker
+/// (`log.showSignature` with `gpg.program`), a pager, an external diff or textconv, an
+/// fsmonitor, hooks, and, through a lazy fetch in a partial clone, a credential helper, an
+/// askpass, an ssh command, an upload-pack or an `ext::` remote. Configuration given with `-c`
+/// wins over the repository's, so each of those is switched off or emptied here (an empty
+/// program name starts nothing), and what cannot be named one key at a time (`pager.<cmd>`,
+/// `diff.<driver>.command` and `.textconv`, `remote.<name>.uploadpack`) is turned off by an
+/// option or an environment variable instead: `--no-pager`, `--no-ext-diff`, `--no-textconv`,
+/// no lazy fetch, no transport.
+///
+/// The core owns the list and the Rust host uses it as is. The VS Code extension's host cannot
+/// ask the core for it without a change to the WIT interface, so
+/// `extension/vscode/src/core/gitfacts.ts` holds the same list, word for word, and
+/// `host-harness/tests/git_config.rs` fails when the two differ.
+pub const GIT_SAFE_ARGS: &[&str] = &[
+    "--no-pager",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.pager=",
+    "-c",
+    "core.askPass=",
+    "-c",
+    "core.sshCommand=",
+    "-c",
+    "core.gitProxy=",
+    "-c",
+    "core.alternateRefsCommand=",
+    "-c",
+    "credential.helper=",
+    "-c",
+    "log.showSignature=false",
+    "-c",
+    "gpg.program=",
+    "-c",
+    "gpg.openpgp.program=",
+    "-c",
+    "gpg.x509.program=",
+    "-c",
+    "gpg.ssh.program=",
+    "-c",
+    "gpg.ssh.defaultKeyCommand=",
+    "-c",
+    "diff.external=",
+    "-c",
+    "submodule.recurse=false",
+    "-c",
+    "safe.bareRepository=explicit",
+    "-c",
+    "protocol.allow=never",
+    "-c",
+    "protocol.ext.allow=never",
+    "-c",
+    "protocol.fd.allow=never",
+    "-c",
+    "protocol.file.allow=never",
+    "-c",
+    "protocol.git.allow=never",
+    "-c",
+    "protocol.ssh.allow=never",
+    "-c",
+    "protocol.http.allow=never",
+    "-c",
+    "protocol.https.allow=never",
+];
+
+/// Added to git's environment: no optional locks (a check writes nothing), no lazy fetch of a
+/// partial clone's missing objects (a check never talks to a remote), no prompt.
+pub const GIT_SAFE_ENV: &[(&str, &str)] =
+    &[("GIT_OPTIONAL_LOCKS", "0"), ("GIT_NO_LAZY_FETCH", "1"), ("GIT_TERMINAL_PROMPT", "0")];
+
+/// The tracked files, NUL-separated, for [`GitFacts::ls_files`].
+pub const GIT_LS_FILES: &[&str] = &["ls-files", "-z"];
+
+/// The last 2000 commits' times and files, for [`GitFacts::log`]: enough history for "changed
+/// since the memory was saved".
+pub const GIT_LOG: &[&str] = &[
+    "log",
+    "--no-show-signature",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--format=%x00%ct",
+    "--name-only",
+    "--no-renames",
+    "-n",
+    "2000",
+];
+
 /// The claims of a memory body, in order, each once, at most [`MAX_CLAIMS`].
 pub fn claims(body: &str) -> Vec<(ClaimKind, String)> {
     let mut found: Vec<(ClaimKind, String)> = Vec::new();

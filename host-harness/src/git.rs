@@ -3,7 +3,7 @@
 //! which reads it. Each command is bounded in time and size; a project that is not a git
 //! repository, or a machine without git, gets no facts and the core searches the tree itself.
 
-use memdir_core::evidence::GitFacts;
+use memdir_core::evidence::{GIT_LOG, GIT_LS_FILES, GIT_SAFE_ARGS, GIT_SAFE_ENV, GitFacts};
 use memdir_core::team::{GitCommand, GitOutput};
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -13,32 +13,29 @@ use std::time::{Duration, Instant};
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// How much of its output is read.
 const MAX_OUTPUT: u64 = 32 * 1024 * 1024;
-/// Commits read from the log: enough history for "changed since the memory was saved".
-const LOG_COMMITS: &str = "2000";
 
 /// The facts for the work tree at `dir`.
 pub fn facts(dir: &str) -> GitFacts {
-    let ls_files = run(dir, &["ls-files", "-z"]).map(|out| {
+    let ls_files = run(dir, GIT_LS_FILES).map(|out| {
         // NUL-separated so no path is quoted; a path holding a newline cannot be a line, and
         // is left out.
         out.split('\0').filter(|p| !p.is_empty() && !p.contains('\n')).collect::<Vec<_>>().join("\n")
     });
-    let log = ls_files.as_ref().and_then(|_| {
-        run(dir, &["log", "--format=%x00%ct", "--name-only", "--no-renames", "-n", LOG_COMMITS])
-    });
+    let log = ls_files.as_ref().and_then(|_| run(dir, GIT_LOG));
     GitFacts { ls_files, log }
 }
 
 /// `git -C dir ARGS`, its output when it succeeded within the bounds.
 fn run(dir: &str, args: &[&str]) -> Option<String> {
-    // A repository's own configuration could name a program for git to run (an fsmonitor); these
-    // commands need none.
+    // The project's configuration could name programs for git to start (a signature checker, a
+    // pager, an fsmonitor, a lazy fetch's transport…); the core's arguments and environment
+    // override every one (issue 24, defect 3).
     let mut child = Command::new("git")
         .arg("-C")
         .arg(dir)
-        .args(["-c", "core.fsmonitor=false"])
+        .args(GIT_SAFE_ARGS)
         .args(args)
-        .env("GIT_OPTIONAL_LOCKS", "0")
+        .envs(GIT_SAFE_ENV.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

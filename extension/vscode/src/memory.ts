@@ -5,9 +5,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { ConfinedFs, MemoryCore, runGitAsync, runGitSync } from "./core";
-import { execFileSync } from "node:child_process";
-import type { CheckReport, Env, GitFacts, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, RecallResult, SaveReport, Target, TeamReport } from "./core";
+import { ConfinedFs, MemoryCore, gitFacts, runGitAsync, runGitSync } from "./core";
+import type { CheckReport, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, RecallResult, SaveReport, Target, TeamReport } from "./core";
 
 /** The memory types, in the order the view lists them. */
 export const TYPES = ["user", "feedback", "project", "reference"] as const;
@@ -361,30 +360,6 @@ export class Workspace {
 export function decidedBy(status: MemoryStatus): string {
   const d = status.switches.decidedBy;
   return d.tag === "settings" ? `settings:${d.val}` : d.tag;
-}
-
-/**
- * What git says about the project, for the evidence checks: the host only runs git (bounded in
- * time and size) and hands the output to the core. No git, or not a repository: nothing.
- */
-function gitFacts(workTree: string): GitFacts {
-  const run = (args: string[]): string | undefined => {
-    try {
-      return execFileSync("git", ["-C", workTree, "-c", "core.fsmonitor=false", ...args], {
-        encoding: "utf8",
-        timeout: 10_000,
-        maxBuffer: 32 * 1024 * 1024,
-        stdio: ["ignore", "pipe", "ignore"],
-        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
-      });
-    } catch {
-      return undefined;
-    }
-  };
-  const listed = run(["ls-files", "-z"]);
-  if (listed === undefined) return { lsFiles: undefined, log: undefined };
-  const lsFiles = listed.split("\0").filter((p) => p && !p.includes("\n")).join("\n");
-  return { lsFiles, log: run(["log", "--format=%x00%ct", "--name-only", "--no-renames", "-n", "2000"]) };
 }
 
 /** Refuses a write in Restricted Mode: an untrusted workspace leaves memory as it is. */
