@@ -386,7 +386,7 @@ fn check_dir(
                     "no line in {INDEX_FILE} points at it, and {INDEX_FILE} has no room for one ({} lines, {} characters: \
                      the most the prompt loads): merge or forget memories, then run `check --fix`",
                     index::MAX_LINES,
-                    thousands(index::MAX_CHARS)
+                    index::group(index::MAX_CHARS)
                 ),
                 None => format!("no line in {INDEX_FILE} points at it"),
             };
@@ -403,19 +403,6 @@ fn fix_line(h: &scan::MemoryHeader) -> String {
     let name = h.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).unwrap_or(stem);
     let description = h.description.as_deref().unwrap_or("").replace(['\n', '\r'], " ");
     index::index_line(name, &h.path, description.trim())
-}
-
-/// `25000` → `25,000`.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Makes the safe repairs to `target`'s index (and `team/`'s), under the writers' lock and

@@ -329,7 +329,7 @@ fn warning(lines: usize, chars: usize, kept_lines: usize, dropped: usize) -> Str
 }
 
 /// `25000` → `25,000`.
-fn group(n: usize) -> String {
+pub(crate) fn group(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -313,6 +313,20 @@ fn target(dir: &str) -> Target {
     }
 }
 
+/// A recall of `query` over the memory directory `dir`, with a model to choose.
+fn recall_with_model(dir: &str, query: &str) -> recall::Input {
+    recall::Input {
+        target: target(dir),
+        query: query.into(),
+        recent_tools: vec![],
+        already_read: vec![],
+        ignore_memory: false,
+        now_ms: 1_767_225_600_000,
+        session: String::new(),
+        offline: false,
+    }
+}
+
 #[test]
 fn selection_replies_pick_only_offered_memories_and_keep_the_wrapper_whole() {
     let reply = prop_oneof![
@@ -329,16 +343,7 @@ fn selection_replies_pick_only_offered_memories_and_keep_the_wrapper_whole() {
     };
     fuzz("selection", split, (reply, bodies), |(reply, bodies)| {
         let (_tmp, dir, fs) = memories(&bodies);
-        let input = recall::Input {
-            target: target(&dir),
-            query: "how do we write tests here".into(),
-            recent_tools: vec![],
-            already_read: vec![],
-            ignore_memory: false,
-            now_ms: 1_767_225_600_000,
-            session: String::new(),
-            offline: false,
-        };
+        let input = recall_with_model(&dir, "how do we write tests here");
         let Step::Ask(call) = recall::start(&fs, &input).unwrap() else { panic!("no model call") };
         let Step::Done(result) = recall::resume(&fs, &call.state, Reply::Text(reply.clone())).unwrap() else {
             panic!("a second model call")
@@ -424,16 +429,7 @@ fn no_path_name_description_or_body_opens_or_closes_the_wrapper() {
         assert!(!wrapper::holds_tag(&loaded.text), "{:?}", loaded.text);
 
         // Recall, every memory selected.
-        let input = recall::Input {
-            target: target(&d),
-            query: "how do we deploy this service on fridays".into(),
-            recent_tools: vec![],
-            already_read: vec![],
-            ignore_memory: false,
-            now_ms: 1_767_225_600_000,
-            session: String::new(),
-            offline: false,
-        };
+        let input = recall_with_model(&d, "how do we deploy this service on fridays");
         let call = match recall::start(&fs, &input).unwrap() {
             Step::Ask(call) => call,
             Step::Done(result) => panic!("no model call for {paths:?}: {result:?}"),

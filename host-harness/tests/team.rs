@@ -431,6 +431,16 @@ fn without_the_driver_the_core_settles_the_index_and_keeps_every_version() {
     assert!(err.contains("is not synced yet: run `memdir team init --private"), "{err}");
 }
 
+/// `project`, with the first person's memory pushed by `team init` and everyone else joined.
+fn synced(root: &Path, names: &[&'static str]) -> Vec<Person> {
+    let people = project(root, names);
+    people[0].save("deploy-freeze", "deploys stop at the end of each sprint");
+    for person in &people {
+        person.ok(&["team", "init"]);
+    }
+    people
+}
+
 /// A teammate's commit made with plain git in a clone of their own, pushed to the team branch.
 fn push_by_hand(root: &Path, files: &[(&str, &str)], message: &str) {
     let clone = root.join(format!("by-hand-{}", message.replace(' ', "-")));
@@ -451,12 +461,9 @@ fn a_teammates_ignore_lock_or_journal_never_costs_a_local_memory() {
     // Issue 24, defects 1, 7 and 8.
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
-    let people = project(root, &["ana", "ben"]);
-    let (ana, ben) = (&people[0], &people[1]);
+    let people = synced(root, &["ana", "ben"]);
+    let ben = &people[1];
     let bare = root.join("origin.git");
-    ana.save("deploy-freeze", "deploys stop at the end of each sprint");
-    ana.ok(&["team", "init"]);
-    ben.ok(&["team", "init"]);
 
     // A teammate commits a .gitignore naming notes.md, and memdir's own lock and journal: a journal
     // that would delete a memory without the trash.
@@ -505,11 +512,9 @@ fn a_secret_in_any_outgoing_commit_stops_the_push_even_when_a_later_one_removes_
     // Issue 24, defects 2 and 6.
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
-    let people = project(root, &["ana"]);
+    let people = synced(root, &["ana"]);
     let ana = &people[0];
     let bare = root.join("origin.git");
-    ana.save("deploy-freeze", "deploys stop at the end of each sprint");
-    ana.ok(&["team", "init"]);
     let team = ana.team();
     let key = "AKIA".to_string() + "IOSFODNN7EXAMPLE";
     let by_hand = |text: &str, message: &str| {
@@ -557,11 +562,8 @@ fn a_sync_killed_while_its_rebase_is_stopped_recovers_on_the_next_one() {
     // Issue 24, defect 10: the state a sync killed mid-rebase leaves, made with git by hand.
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
-    let people = project(root, &["ana", "ben"]);
+    let people = synced(root, &["ana", "ben"]);
     let (ana, ben) = (&people[0], &people[1]);
-    ana.save("deploy-freeze", "deploys stop at the end of each sprint");
-    ana.ok(&["team", "init"]);
-    ben.ok(&["team", "init"]);
     ana.save("deploy-freeze", "deploys stop two days before the sprint ends");
     ana.sync();
     ben.save("deploy-freeze", "deploys stop one day before the sprint ends");
