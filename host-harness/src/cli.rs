@@ -11,6 +11,9 @@ use std::path::PathBuf;
 #[path = "commands/mod.rs"]
 mod commands;
 
+#[doc(hidden)]
+pub use commands::setup::editors as setup_editors;
+
 /// Persistent, file-based memory for AI coding agents.
 #[derive(Debug, Parser)]
 #[command(

@@ -18,14 +18,21 @@
 //! - a key in any one commit sync is about to push, in its message, a file's name or an added
 //!   line, is found (issue 24);
 //! - an extraction reply never changes anything outside the memory directory, and never leaves
-//!   an index line without its file.
+//!   an index line without its file;
+//! - setup's JSON(C) and TOML editors, on every client's file (issue 24): a file that parses
+//!   still parses after memdir is added, the client reads memdir's entry (the last of a
+//!   duplicated key) with the user's own arguments and environment kept, and nothing else
+//!   changed; a second add changes nothing; removing right after adding gives back the file
+//!   byte for byte; a file that does not parse is refused, never rewritten.
 
 use memdir_core::model::{Reply, Step};
 use memdir_core::target::Target;
 use memdir_core::{extract, frontmatter, glob, index, instructions, recall, team, wrapper, writer};
 use memdir_harness::ConfinedFs;
+use memdir_harness::cli::setup_editors::{self as setup, Client, Format, Removal};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The runner's settings: `PROPTEST_CASES` cases (256 by default) from a fixed seed, so the
@@ -576,5 +583,392 @@ fn extraction_replies_never_write_outside_or_leave_drift() {
             })
             .collect();
         assert!(drift.is_empty(), "{drift:#?} after {reply}");
+    });
+}
+
+/// Whitespace and comments between JSON tokens; `#` is no JSON(C) comment, so a document
+/// holding one does not parse.
+fn json_trivia() -> impl Strategy<Value = String> {
+    prop_oneof![
+        8 => Just(""),
+        4 => Just(" "),
+        4 => Just("\n  "),
+        3 => Just("\r\n  "),
+        1 => Just("\t"),
+        2 => Just(" // a comment with } and ] and \"memdir\": {\n"),
+        2 => Just("/* } ] \"memdir\": 1, */"),
+        1 => Just("// CRLF\r\n"),
+        1 => Just(" # not JSON\n"),
+    ]
+    .prop_map(str::to_string)
+}
+
+/// A JSON object of `member`s, with comments around them, a comma missing now and then (JSONC
+/// allows it) and a trailing comma.
+fn json_object(member: impl Strategy<Value = String>, max: usize) -> impl Strategy<Value = String> {
+    let members = prop::collection::vec((json_trivia(), member, json_trivia()), 0..max);
+    (members, any::<bool>(), 0u8..12, json_trivia()).prop_map(|(members, trailing, sep, end)| {
+        let mut out = "{".to_string();
+        for (i, (before, member, after)) in members.iter().enumerate() {
+            if i > 0 {
+                out.push_str(if sep == 0 { " " } else { "," });
+            }
+            out.push_str(&format!("{before}{member}{after}"));
+        }
+        if trailing && !members.is_empty() {
+            out.push(',');
+        }
+        out.push_str(&end);
+        out.push('}');
+        out
+    })
+}
+
+/// What an entry named memdir may already hold: memdir's own with the user's arguments and
+/// environment (in each client's shape), someone else's server, a value that is no entry.
+const SETUP_ENTRIES: &[&str] = &[
+    r#"{"command": "/usr/local/bin/memdir", "args": ["mcp", "--llm", "command:claude -p"], "env": {"MEMDIR_DEBUG": "1"}}"#,
+    r#"{"type": "stdio", "command": "/old/memdir", "args": ["mcp"], "env": {"K": "v \" } ]"}, "timeout": 30000}"#,
+    r#"{"type": "local", "command": ["/old/memdir", "mcp", "--llm", "x"], "enabled": false, "environment": {"K": "v"}}"#,
+    r#"{"command": "npx", "args": ["-y", "someone-else"]}"#,
+    "{\n  // mine\n  \"command\": \"/old/memdir\", /* c */ \"args\": [\"mcp\", \"--llm\", \"a\\\"}]b\"],\n}",
+    r#"{"command": "/opt/memdir/bin/memdir", "args": ["mcp"]}"#,
+    r#"{"type": "stdio", "command": "/opt/memdir/bin/memdir", "args": ["mcp"], "env": {}}"#,
+    r#"{"command": "/old/memdir", "args": ["mcp", "--llm", "日本語 😀"], "env": {"A": "\u00e9\n"}, "args": ["mcp", "--last"]}"#,
+    "1",
+    "null",
+    "\"memdir\"",
+    "{}",
+    "[\"mcp\"]",
+];
+
+/// A JSON(C) settings file from the fragments that break editors; `$S` stands for the client's
+/// key of servers.
+fn jsonc_document() -> impl Strategy<Value = String> {
+    let entry = prop::sample::select(SETUP_ENTRIES);
+    let server = prop_oneof![
+        4 => entry.clone().prop_map(|e| format!("\"memdir\": {e}")),
+        1 => entry.clone().prop_map(|e| format!("\"\\u006demdir\": {e}")),
+        1 => entry.clone().prop_map(|e| format!("'memdir': {e}")),
+        1 => entry.prop_map(|e| format!("memdir: {e}")),
+        3 => Just(r#""other": {"command": "x", "args": ["}", "]", "\"memdir\""]}"#.to_string()),
+        1 => Just(r#""mem\"dir": {"command": "y"}"#.to_string()),
+    ];
+    let member = prop_oneof![
+        6 => json_object(server, 5).prop_map(|s| format!("\"$S\": {s}")),
+        1 => prop::sample::select(&["3", "null", "[]", "\"{}\""][..]).prop_map(|v| format!("\"$S\": {v}")),
+        2 => Just(r#""theme": "dark""#.to_string()),
+        2 => Just(r#""s": "} ] \" \\ \u00e9 \n \/ {""#.to_string()),
+        2 => Just(r#""nested": {"a": {"b": [1, {"c": "}"}, [], {}], "memdir": {"command": "no"}}}"#.to_string()),
+        1 => Just(r#""日本語": "ユニコード 😀""#.to_string()),
+        1 => Just(r#""n": -1.5e3, "t": true, "z": null"#.to_string()),
+        1 => Just(r#""$Sx": {"memdir": 1}"#.to_string()),
+    ];
+    let root = prop_oneof![
+        12 => json_object(member, 6),
+        1 => prop::sample::select(&["", "// only a comment\n", "[1, 2]", "null", "{"][..]).prop_map(str::to_string),
+    ];
+    let document = (0u8..8, json_trivia(), root, json_trivia(), any::<bool>()).prop_map(
+        |(bom, before, root, after, newline)| {
+            let bom = if bom == 0 { "\u{feff}" } else { "" };
+            format!("{bom}{before}{root}{after}{}", if newline { "\n" } else { "" })
+        },
+    );
+    damaged(document, &["}", "]", ",", "\"", "/*", "//", "\u{0}", "{\"memdir\": {}}"])
+}
+
+/// The lines of a Codex `config.toml`: tables, inline tables, dotted keys, arrays of tables,
+/// strings with escapes and brackets, memdir's entry with the user's arguments and environment,
+/// and shapes setup must refuse (the servers as an inline table, an array or a number).
+const TOML_LINES: &[&str] = &[
+    "model = \"o3\" # inline } ]",
+    "# a comment with } ] [mcp_servers.memdir]",
+    "",
+    "[profiles.fast]\nmodel = 'gpt'",
+    "[mcp_servers]",
+    "[mcp_servers.other]\ncommand = \"npx\"\nargs = [\"-y\", \"x\",]",
+    "[mcp_servers.memdir]\ncommand = \"/usr/local/bin/memdir\" # mine\nargs = [\"mcp\", \"--llm\", \"command:claude -p\"]",
+    "[mcp_servers.memdir]\ncommand = \"npx\"\nargs = [\"someone-else\"]",
+    "[mcp_servers.memdir]\ncommand = \"/opt/memdir/bin/memdir\"\nargs = [\"mcp\"]",
+    "[mcp_servers.memdir.env]\nMEMDIR_DEBUG = \"1\"",
+    "env = { K = \"v \\\" } ]\" }",
+    "startup_timeout_sec = 20",
+    "mcp_servers.memdir = { command = \"/old/memdir\", args = [\"mcp\", \"--llm\", \"x\"], env = { K = \"1\" } }",
+    "mcp_servers.other.command = \"x\"",
+    "mcp_servers = { other = { command = \"x\" } }",
+    "mcp_servers = 3",
+    "[[mcp_servers]]\nname = \"x\"",
+    "[[plugins]]\nname = \"a\"\n[[plugins]]\nname = \"b\"",
+    "s = \"esc \\\" } ] \\\\ \\u00e9 \\t\"",
+    "p = 'C:\\Users\\}'",
+    "m = \"\"\"\n} ]\n[mcp_servers.memdir]\n\"\"\"",
+    "l = '''\n]]\n'''",
+    "\"quoted.key\" = 1",
+    "\"日本語\" = \"ユニコード 😀\"",
+    "a.b.c = [1, 2, { x = 1 }]",
+    "dup = 1",
+    "when = 1979-05-27T07:32:00Z",
+    "[a]\n[a.b]\nc = 1",
+];
+
+/// A TOML file of those lines, ended by LF, CRLF or both.
+fn toml_document() -> impl Strategy<Value = String> {
+    let lines = prop::collection::vec((prop::sample::select(TOML_LINES), any::<bool>()), 0..10);
+    let document = (0u8..8, 0u8..5, lines, any::<bool>()).prop_map(|(bom, ends, lines, last)| {
+        let mut out = if bom == 0 { "\u{feff}".to_string() } else { String::new() };
+        for (i, (line, crlf)) in lines.iter().enumerate() {
+            out.push_str(line);
+            if i + 1 < lines.len() || last {
+                out.push_str(if ends == 0 || (ends == 1 && *crlf) { "\r\n" } else { "\n" });
+            }
+        }
+        out
+    });
+    damaged(document, &["[", "]", "=", "\"", "[mcp_servers", "'''", "\u{0}"])
+}
+
+/// `document`, or now and then the same cut short or with a stray fragment in it.
+fn damaged(
+    document: impl Strategy<Value = String>,
+    stray: &'static [&'static str],
+) -> impl Strategy<Value = String> {
+    (document, 0u8..10, any::<prop::sample::Index>(), prop::sample::select(stray)).prop_map(
+        |(doc, how, at, stray)| {
+            let at = (0..=at.index(doc.len() + 1)).rev().find(|&i| doc.is_char_boundary(i)).unwrap_or(0);
+            match how {
+                0 => doc[..at].to_string(),
+                1 => format!("{}{stray}{}", &doc[..at], &doc[at..]),
+                _ => doc,
+            }
+        },
+    )
+}
+
+/// The paths setup writes as the command, quotes and backslashes included.
+const SETUP_PROGRAMS: &[&str] =
+    &["/opt/memdir/bin/memdir", "C:\\Users\\Añа\\AppData\\memdir.exe", "/home/a b/\"q\" }]/memdir"];
+
+/// A file as its client reads it, independently of setup's editors: JSON(C) through
+/// jsonc-parser's plain parser (the last of a duplicated key wins, as in every JSON reader) and
+/// cross-checked with serde_json where that reads it too; TOML through toml_edit. `Ok(None)`: a
+/// file with no value in it (empty, or only comments). `Err`: it does not parse.
+fn read_as_client(format: Format, text: &str) -> Result<Option<Value>, String> {
+    match format {
+        Format::Json => {
+            let parsed = jsonc_parser::parse_to_ast(text, &Default::default(), &Default::default())
+                .map_err(|e| e.to_string())?;
+            let value = parsed.value.map(Value::from);
+            if let Ok(strict) = serde_json::from_str::<Value>(text) {
+                assert_eq!(Some(&strict), value.as_ref(), "serde_json reads {text:?} otherwise");
+            }
+            Ok(value)
+        }
+        Format::Toml => {
+            let doc = text.parse::<toml_edit::DocumentMut>().map_err(|e| e.to_string())?;
+            Ok(Some(toml_table(doc.as_table())))
+        }
+    }
+}
+
+fn toml_table(table: &dyn toml_edit::TableLike) -> Value {
+    Value::Object(table.iter().map(|(k, item)| (k.to_string(), toml_item(item))).collect())
+}
+
+fn toml_item(item: &toml_edit::Item) -> Value {
+    match item {
+        toml_edit::Item::None => Value::Null,
+        toml_edit::Item::Value(v) => toml_value(v),
+        toml_edit::Item::Table(t) => toml_table(t),
+        toml_edit::Item::ArrayOfTables(a) => Value::Array(a.iter().map(|t| toml_table(t)).collect()),
+    }
+}
+
+fn toml_value(value: &toml_edit::Value) -> Value {
+    use toml_edit::Value as T;
+    match value {
+        T::String(s) => s.value().clone().into(),
+        T::Integer(i) => (*i.value()).into(),
+        T::Float(f) => f.value().to_string().into(),
+        T::Boolean(b) => (*b.value()).into(),
+        T::Datetime(d) => d.value().to_string().into(),
+        T::Array(a) => Value::Array(a.iter().map(toml_value).collect()),
+        T::InlineTable(t) => toml_table(t),
+    }
+}
+
+/// Whether setup may edit a file that parses: the root and the servers along `servers` are
+/// objects (TOML: tables, not inline ones) or missing.
+fn editable(format: Format, text: &str, value: Option<&Value>, servers: &[&str]) -> bool {
+    match format {
+        Format::Json => {
+            let Some(mut value) = value else { return true };
+            for key in servers {
+                let Some(object) = value.as_object() else { return false };
+                match object.get(*key) {
+                    Some(inner) => value = inner,
+                    None => return true,
+                }
+            }
+            value.is_object()
+        }
+        Format::Toml => {
+            let doc = text.parse::<toml_edit::DocumentMut>().unwrap();
+            let mut table = doc.as_table();
+            for key in servers {
+                match table.get(key) {
+                    None => return true,
+                    Some(toml_edit::Item::Table(inner)) => table = inner,
+                    Some(_) => return false,
+                }
+            }
+            true
+        }
+    }
+}
+
+/// A file's value without memdir's entry; the servers object left empty counts as none.
+fn without_memdir(value: Option<Value>, servers: &[&str]) -> Value {
+    let mut root = value.unwrap_or_else(|| serde_json::json!({}));
+    let (last, path) = servers.split_last().unwrap();
+    let mut object = &mut root;
+    for key in path {
+        object = object.as_object_mut().unwrap().entry(*key).or_insert_with(|| serde_json::json!({}));
+    }
+    let parent = object.as_object_mut().unwrap();
+    if let Some(Value::Object(entries)) = parent.get_mut(*last) {
+        entries.remove(setup::NAME);
+        if entries.is_empty() {
+            parent.remove(*last);
+        }
+    }
+    root
+}
+
+/// A file as setup's editor writes it back when nothing in it changes: JSON(C) byte for byte;
+/// TOML as toml_edit writes it, which ends every line with LF, drops a BOM, adds a last newline
+/// and puts dotted keys of one table next to each other.
+fn unchanged(format: Format, text: &str) -> String {
+    match format {
+        Format::Json => text.to_string(),
+        Format::Toml => text.parse::<toml_edit::DocumentMut>().unwrap().to_string(),
+    }
+}
+
+/// The entry registered as memdir in a file's value.
+fn memdir_in<'a>(value: Option<&'a Value>, servers: &[&str]) -> Option<&'a Value> {
+    servers.iter().try_fold(value?, |v, key| v.get(key))?.get(setup::NAME)
+}
+
+/// One file through setup: what it reads, adds, adds again and takes out.
+fn setup_round(client: &Client, program: &str, doc: Option<&str>) {
+    let place = &client.place;
+    let (format, servers) = (place.format, place.servers);
+    let read = |text: &str| read_as_client(format, text);
+
+    // A file that does not parse is refused, whatever is asked of it, and never rewritten.
+    if let Some(text) = doc
+        && let Err(e) = read(text)
+    {
+        let entry = client.entry(program, None);
+        assert!(place.registered(text).is_err(), "{e}: read anyway: {text:?}");
+        assert!(place.add(Some(text), &entry).is_err(), "{e}: written anyway: {text:?}");
+        assert!(place.remove(text).is_err(), "{e}: removed from anyway: {text:?}");
+        assert!(place.removal(text, &entry, Some(text)).is_err(), "{e}: undone anyway: {text:?}");
+        return;
+    }
+    let value = doc.map(read).transpose().unwrap().flatten();
+    if !doc.is_none_or(|text| editable(format, text, value.as_ref(), servers)) {
+        let entry = client.entry(program, None);
+        let refused = place.add(doc, &entry).expect_err("a file whose servers are not an object, edited");
+        assert!(["not an object", "other than an object", "not a table"].iter().any(|m| refused.contains(m)));
+        return;
+    }
+
+    // setup reads what the client reads: the last of a duplicated key.
+    let old = doc.and_then(|text| place.registered(text).unwrap());
+    assert_eq!(old.as_ref(), memdir_in(value.as_ref(), servers), "registered in {doc:?}");
+
+    // memdir's entry keeps what the user added to an earlier one.
+    let entry = client.entry(program, old.as_ref());
+    let (_, args) = Client::command_of(&entry).expect("memdir's entry starts a program");
+    if let Some(old) = &old
+        && let Some((_, old_args)) = Client::command_of(old)
+        && let Some(at) = old_args.iter().position(|a| a == "mcp")
+    {
+        assert_eq!(args[1..], old_args[at + 1..], "the user's arguments after `mcp`");
+        for (key, kept) in old.as_object().unwrap() {
+            if !["type", "command", "args"].contains(&key.as_str()) {
+                assert_eq!(entry.get(key), Some(kept), "the user's {key:?}");
+            }
+        }
+    }
+
+    // Adding: the file still parses, the client reads memdir's entry, nothing else changed.
+    let after = place.add(doc, &entry).unwrap_or_else(|e| panic!("{e}: {doc:?}"));
+    let value_after = read(&after).unwrap_or_else(|e| panic!("{e}: setup wrote {after:?} from {doc:?}"));
+    // A strict JSON file (Claude Code reads its file with JSON.parse) stays strict.
+    let strict = format == Format::Json && doc.is_none_or(|d| serde_json::from_str::<Value>(d).is_ok());
+    assert!(!strict || serde_json::from_str::<Value>(&after).is_ok(), "no longer strict JSON: {after:?}");
+    assert_eq!(memdir_in(value_after.as_ref(), servers), Some(&entry), "in {after:?}");
+    assert_eq!(place.registered(&after).unwrap().as_ref(), Some(&entry), "{after:?}");
+    assert_eq!(without_memdir(value_after, servers), without_memdir(value.clone(), servers), "{after:?}");
+
+    // Adding again changes nothing: setup finds its entry and writes no byte.
+    assert_eq!(client.entry(program, Some(&entry)), entry);
+    assert_eq!(place.add(Some(&after), &entry).unwrap(), after, "a second add");
+    if old.as_ref() == Some(&entry) {
+        assert_eq!(Some(after), doc.map(|doc| unchanged(format, doc)), "an add that had nothing to do");
+        return;
+    }
+
+    // Removing right after: setup kept the file it changed as the backup, and puts back its
+    // bytes; a file it created goes.
+    match (doc, place.removal(&after, &entry, doc).unwrap()) {
+        (Some(doc), Removal::Backup(bytes)) => assert_eq!(bytes, doc),
+        (None, Removal::Delete) => {}
+        (doc, removal) => panic!("{removal:?} after adding to {doc:?}"),
+    }
+
+    // Without that backup (an older one, or none), the entry alone goes.
+    match place.removal(&after, &entry, None).unwrap() {
+        Removal::Delete => assert_eq!(place.add(None, &entry).ok(), Some(after.clone())),
+        Removal::Backup(_) => panic!("a backup out of nowhere"),
+        Removal::Edit(removed) => {
+            let value_removed = read(&removed).unwrap_or_else(|e| panic!("{e}: removal wrote {removed:?}"));
+            assert!(!strict || serde_json::from_str::<Value>(&removed).is_ok(), "not strict: {removed:?}");
+            assert_eq!(place.registered(&removed).unwrap(), None, "{removed:?}");
+            assert_eq!(without_memdir(value_removed, servers), without_memdir(value, servers));
+            // TOML's editor takes out exactly what it put in.
+            if format == Format::Toml
+                && old.is_none()
+                && let Some(doc) = doc
+            {
+                assert_eq!(removed, unchanged(format, doc), "removal after adding to {doc:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn setup_edits_only_its_entry_and_takes_it_out_to_the_byte() {
+    // Issue 24: setup's JSON(C) and TOML editors, on every client's file.
+    let dirs = setup::Dirs::from_env(|v| (v == "HOME").then(|| "/home/ana".to_string())).unwrap();
+    let clients = setup::all(&dirs);
+    let of = |format: Format| -> Vec<usize> {
+        (0..clients.len()).filter(|&i| clients[i].place.format == format).collect()
+    };
+    let json = (prop::sample::select(of(Format::Json)), prop::option::weighted(0.95, jsonc_document()));
+    let toml = (prop::sample::select(of(Format::Toml)), prop::option::weighted(0.95, toml_document()));
+    let file = (prop_oneof![json, toml], 0..SETUP_PROGRAMS.len()).prop_map(|((c, d), p)| (c, d, p));
+    // A seed names its client on its first line; the file follows.
+    let from_seed = |seed: &str| {
+        let (id, doc) = seed.split_once('\n').unwrap_or((seed, ""));
+        let client = clients.iter().position(|c| c.id == id.trim()).unwrap_or_else(|| panic!("{id:?}"));
+        (client, Some(doc.to_string()), 0)
+    };
+    fuzz("setup-editors", from_seed, file, |(client, doc, program)| {
+        let client = &clients[client];
+        let doc = doc.map(|d| d.replace("$S", client.place.servers[0]));
+        setup_round(client, SETUP_PROGRAMS[program], doc.as_deref());
     });
 }

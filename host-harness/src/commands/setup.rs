@@ -10,8 +10,17 @@ mod clients;
 mod edit;
 mod swap;
 
+/// The clients and the editors without the disk, for the `setup-editors` fuzz target
+/// (`tests/fuzz.rs`); not an interface to build on.
+#[doc(hidden)]
+pub mod editors {
+    pub use super::clients::{Client, Dirs, all};
+    pub use super::edit::{Format, NAME, Place, Removal};
+}
+
 use crate::cli::{Context, Failure, Outcome};
 use clients::{Client, Dirs};
+use edit::Removal;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -252,26 +261,15 @@ fn plan<'a>(client: &'a Client, program: &str, remove: bool) -> Result<Option<Pl
         let backup = if before.is_some() && unbacked { Backup::Write } else { Backup::Keep };
         return Ok(Some(Plan { client, before, after: Some(after), restores_backup: false, backup }));
     }
-    let removal = |after, restores_backup| Plan {
-        client,
-        before: before.clone(),
-        after,
-        restores_backup,
-        backup: Backup::Delete,
-    };
     let (Some(text), Some(entry)) = (before.as_deref(), registered) else { return Ok(None) };
-    // Exactly what setup left: the file as it was before (or no file at all).
     let backup = backup_of(&resolved(&client.file));
-    if backup_exists(&backup)?
-        && let Some(backup) = read(&backup)?
-        && place.add(Some(&backup), &entry).ok().as_deref() == Some(text)
-    {
-        return Ok(Some(removal(Some(backup), true)));
-    }
-    if place.add(None, &entry).ok().as_deref() == Some(text) {
-        return Ok(Some(removal(None, false)));
-    }
-    Ok(Some(removal(Some(place.remove(text)?), false)))
+    let backup = if backup_exists(&backup)? { read(&backup)? } else { None };
+    let (after, restores_backup) = match place.removal(text, &entry, backup.as_deref())? {
+        Removal::Backup(bytes) => (Some(bytes), true),
+        Removal::Delete => (None, false),
+        Removal::Edit(text) => (Some(text), false),
+    };
+    Ok(Some(Plan { client, before, after, restores_backup, backup: Backup::Delete }))
 }
 
 /// Writes a plan: the new text made ready beside the file, the backup, then the swap.

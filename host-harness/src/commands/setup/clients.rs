@@ -13,6 +13,7 @@ pub struct Client {
     pub id: &'static str,
     /// How output names it.
     pub title: &'static str,
+    /// Where in its file the servers are.
     pub place: Place,
     /// Its configuration file.
     pub file: PathBuf,
@@ -120,6 +121,7 @@ impl Client {
 
 /// Where the user's files are, from the environment the command was given.
 pub struct Dirs {
+    /// `$HOME` (or `%USERPROFILE%`).
     pub home: PathBuf,
     /// `$XDG_CONFIG_HOME`, else `~/.config` (where Zed and opencode look on every Unix).
     pub xdg_config: PathBuf,
@@ -128,7 +130,10 @@ pub struct Dirs {
     pub app_config: PathBuf,
     /// `$XDG_DATA_HOME`, else `~/.local/share` (where Zed installs extensions on Linux).
     pub xdg_data: PathBuf,
+    /// `$CODEX_HOME`, else `~/.codex`.
     pub codex_home: PathBuf,
+    /// `$CLAUDE_CONFIG_DIR`: Claude Code's directory, and where its `.claude.json` is instead of
+    /// the home.
     pub claude_config: Option<PathBuf>,
     /// `$GEMINI_CLI_HOME`, which replaces the home directory for Gemini CLI.
     pub gemini_home: PathBuf,

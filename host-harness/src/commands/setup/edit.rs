@@ -21,8 +21,21 @@ pub enum Format {
 /// Where in a file the servers live: the format and the keys of the table of servers.
 #[derive(Debug, Clone, Copy)]
 pub struct Place {
+    /// How the file is written.
     pub format: Format,
+    /// The keys, from the root, of the object (or table) that holds the servers.
     pub servers: &'static [&'static str],
+}
+
+/// What taking memdir out leaves of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Removal {
+    /// The backup's bytes: the file is exactly what setup made of it.
+    Backup(String),
+    /// No file: setup created it, and it is exactly what setup wrote.
+    Delete,
+    /// The file without memdir's entry.
+    Edit(String),
 }
 
 impl Place {
@@ -89,6 +102,22 @@ impl Place {
                 Ok(doc.to_string())
             }
         }
+    }
+
+    /// What `--remove` makes of `text`, a file that registers `entry`, given the backup setup
+    /// kept of it (None: there is none). The backup's bytes when `text` is exactly what adding
+    /// `entry` to the backup made; no file when it is exactly what adding it to no file made;
+    /// else `text` without the entry, so what the user or the client changed since stays.
+    pub fn removal(&self, text: &str, entry: &Value, backup: Option<&str>) -> Result<Removal, String> {
+        if let Some(backup) = backup
+            && self.add(Some(backup), entry).ok().as_deref() == Some(text)
+        {
+            return Ok(Removal::Backup(backup.to_string()));
+        }
+        if self.add(None, entry).ok().as_deref() == Some(text) {
+            return Ok(Removal::Delete);
+        }
+        self.remove(text).map(Removal::Edit)
     }
 
     /// `text` without the `memdir` entry. A table of servers that setup made and that is now
