@@ -475,7 +475,7 @@ fn no_path_name_description_or_body_opens_or_closes_the_wrapper() {
 fn a_key_anywhere_in_any_outgoing_commit_is_found() {
     // Issue 24, defects 2 and 6: sync's view of what it is about to push. Commits of hostile
     // files, names and messages, printed as git prints them for the scan; a key planted in any
-    // one commit's message, file name or added line is found, and nothing is found without it.
+    // one commit's message, file name or added line is found: more is found with it than without.
     let key = "AKIA".to_string() + "IOSFODNN7EXAMPLE";
     let file = (tag_text(), hostile_text());
     let commit = (hostile_text(), prop::collection::vec(file, 0..3));
