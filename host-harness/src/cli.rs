@@ -10,6 +10,8 @@ use std::path::PathBuf;
 
 #[path = "commands/mod.rs"]
 mod commands;
+#[path = "ops/mod.rs"]
+pub(crate) mod ops;
 
 #[doc(hidden)]
 pub use commands::setup::editors as setup_editors;

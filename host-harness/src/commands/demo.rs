@@ -1,7 +1,7 @@
 //! `memdir demo`: writes a sample memory directory and prints what an agent gets from it.
 
-use super::instructions::whole_tree;
-use super::recall::{Query, recall};
+use crate::cli::ops::recall::{Query, recall};
+use crate::cli::ops::whole_tree;
 use crate::cli::{Context, Failure, Outcome, absolute, read_root};
 use memdir_core::MemoryType;
 use memdir_core::scan::INDEX_FILE;

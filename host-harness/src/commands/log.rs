@@ -1,9 +1,8 @@
 //! `memdir log TEXT` and `memdir dream`: daily-log mode (R9.4).
 
-use super::save::Target;
-use crate::cli::{Context, Failure, Outcome};
-use crate::steps::drive;
-use memdir_core::dream;
+use crate::cli::ops::dream::run_dream;
+use crate::cli::ops::target::Target;
+use crate::cli::{Context, Outcome};
 use memdir_core::model::ModelCall;
 use std::io::{IsTerminal, Write};
 
@@ -49,22 +48,6 @@ pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Outcome {
         writeln!(out, "logged to {path}")?;
     }
     Ok(())
-}
-
-/// Folds what is new in the daily logs into memories with `model`; `progress` hears of each
-/// chunk before it is asked for. The CLI and the MCP tool share it.
-pub fn run_dream(
-    ctx: &Context,
-    target: &Target,
-    utc_offset_minutes: i32,
-    model: &mut dyn crate::llm::Model,
-    progress: impl FnMut(&ModelCall),
-) -> Result<dream::DreamResult, Failure> {
-    let (target, _, fs) = target.open(ctx)?;
-    let input = dream::Input { target, now_ms: ctx.now_ms(), utc_offset_minutes };
-    let mut core = ctx.core(fs)?;
-    let first = core.dream_start(&input)?;
-    Ok(drive(first, model, |state, reply| core.dream_resume(state, reply), progress)?)
 }
 
 /// Runs `memdir dream`; on a terminal, progress goes to stderr.

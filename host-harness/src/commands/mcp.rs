@@ -20,11 +20,10 @@ mod framing;
 mod tools;
 mod watch;
 
-use super::save::Target;
+use crate::cli::ops::target::Target;
 use crate::cli::{Context, Failure, Outcome, absolute};
 use crate::llm::Model;
 use memdir_core::switches::TeamSync;
-use memdir_core::team::{Action, Which};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourceTemplatesResult,
@@ -59,14 +58,14 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
         return Err(Failure::input(format!("{cwd}: no such directory")));
     }
     // Checked now, so a bad spec fails at start rather than on the first recall.
-    super::recall::recall_model(ctx, args.llm.as_deref())?;
+    crate::cli::ops::recall::recall_model(ctx, args.llm.as_deref())?;
     let (jobs, inbox) = mpsc::channel::<Job>();
     let worker_ctx = ctx.fresh();
     let spec = args.llm.clone();
     let watch = Arc::new(watch::Watch::default());
     let worker_watch = watch.clone();
     let worker = std::thread::Builder::new().name("memdir-core".into()).spawn(move || {
-        let model = super::recall::recall_model(&worker_ctx, spec.as_deref()).ok().flatten();
+        let model = crate::cli::ops::recall::recall_model(&worker_ctx, spec.as_deref()).ok().flatten();
         let mut memory = Memory {
             ctx: worker_ctx,
             cwd,
@@ -145,7 +144,6 @@ struct Memory {
 }
 
 /// An automatic sync at the start of a session skips when one ran this recently.
-const SESSION_SYNC_INTERVAL_MS: i64 = 5 * 60 * 1000;
 /// After a write, the sync waits this long for the next write (debounce).
 const WRITE_SYNC_DELAY: Duration = Duration::from_secs(30);
 
@@ -177,12 +175,14 @@ impl Memory {
     /// stderr, which MCP leaves to the server), the watcher watches its memory, and with
     /// `teamSync: auto` a sync runs unless one ran in the last few minutes.
     fn settle_in(&mut self) {
-        if let Err(e) = super::prompt::rebuild_missing_index(&self.ctx, &self.cwd, &mut std::io::stderr()) {
+        if let Err(e) =
+            crate::cli::ops::index::rebuild_missing_index(&self.ctx, &self.cwd, &mut std::io::stderr())
+        {
             eprintln!("memdir: {}", e.message);
         }
         self.watch.watch(self.memory_dir().ok().map(PathBuf::from));
         self.sync.auto = self.team_sync() == Some(TeamSync::Auto);
-        self.spawn_sync(Some(SESSION_SYNC_INTERVAL_MS));
+        self.spawn_sync(Some(crate::cli::ops::team::SESSION_SYNC_INTERVAL_MS));
     }
 
     /// Serves another project (the client's first root): the last project's pending sync runs
@@ -219,7 +219,7 @@ impl Memory {
 
     /// The `teamSync` switch in force for the working directory.
     fn team_sync(&self) -> Option<TeamSync> {
-        let mut core = self.ctx.core(super::instructions::whole_tree().ok()?).ok()?;
+        let mut core = self.ctx.core(crate::cli::ops::whole_tree().ok()?).ok()?;
         Some(core.status(&self.cwd, self.ctx.env()).ok()?.0.team_sync)
     }
 
@@ -239,20 +239,9 @@ impl Memory {
         let (ctx, cwd, running) = (self.ctx.fresh(), self.cwd.clone(), self.sync.running.clone());
         let dir = self.memory_dir();
         std::thread::spawn(move || {
-            for which in [Which::Team, Which::Private] {
-                let Ok(dir) = &dir else { break };
-                let copy =
-                    if which == Which::Team { format!("{dir}/team/.git") } else { format!("{dir}/.git") };
-                if !std::path::Path::new(&copy).is_dir() {
-                    continue;
-                }
-                let target = Target { cwd: Some(PathBuf::from(&cwd)), memory_dir: None };
-                match super::team::drive(&ctx, &target, which, Action::Sync, min_interval_ms) {
-                    Ok(report) if report.skipped.is_none() => {
-                        eprintln!("memdir: synced {}: {}", report.dir, super::team::summary(&report))
-                    }
-                    Ok(_) => {}
-                    Err(e) => eprintln!("memdir: sync: {}", e.message),
+            if let Ok(dir) = &dir {
+                for line in crate::cli::ops::team::sync_copies(&ctx, &cwd, dir, min_interval_ms) {
+                    eprintln!("memdir: {line}");
                 }
             }
             running.store(false, Ordering::SeqCst);
@@ -261,7 +250,7 @@ impl Memory {
 
     /// The memory directory of the working directory, whether or not it exists yet.
     fn memory_dir(&self) -> Result<String, Failure> {
-        let mut core = self.ctx.core(super::instructions::whole_tree()?)?;
+        let mut core = self.ctx.core(crate::cli::ops::whole_tree()?)?;
         Ok(core.locate(&self.cwd, self.ctx.env())?.memory_dir)
     }
 }

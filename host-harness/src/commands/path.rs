@@ -1,6 +1,6 @@
 //! `memdir path [--cwd DIR] [--agent TYPE --scope SCOPE]`: where memories live.
 
-use super::instructions::whole_tree;
+use crate::cli::ops::whole_tree;
 use crate::cli::{Context, Outcome, absolute};
 use memdir_core::paths::AgentScope;
 use serde::Serialize;

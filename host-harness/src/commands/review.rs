@@ -2,8 +2,8 @@
 //! or forget each (issue 14, item 6). A project memory whose dates have all passed is offered
 //! for retirement. The findings are the core's; this loop only asks and does what it is told.
 
-use super::check::inspect;
-use super::save::Target;
+use crate::cli::ops::check::inspect;
+use crate::cli::ops::target::Target;
 use crate::cli::{Context, Failure, Outcome, absolute};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};

@@ -1,43 +1,13 @@
 //! `memdir save` and `memdir forget`: writer A's tool from the command line (R9.1).
 
-use super::instructions::whole_tree;
-use crate::ConfinedFs;
-use crate::cli::{Context, Failure, Outcome, absolute};
+use crate::cli::ops::save::rename_note;
+use crate::cli::ops::target::Target;
+use crate::cli::{Context, Failure, Outcome};
 use memdir_core::MemoryType;
 use memdir_core::writer::{Memory, Save, Scope};
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-
-/// Where the memory directory is: the working directory's, or one named.
-#[derive(Debug, clap::Args)]
-pub struct Target {
-    /// The working directory: its memory, its project and its settings (default: the current
-    /// one).
-    #[arg(long)]
-    pub cwd: Option<PathBuf>,
-    /// Use this memory directory instead of the working directory's.
-    #[arg(long)]
-    pub memory_dir: Option<PathBuf>,
-}
-
-impl Target {
-    /// The core's target for these arguments, and a filesystem that reads everything (settings
-    /// and git metadata live anywhere) and writes the memory directory alone, created when
-    /// missing. Returns the memory directory too.
-    pub fn open(&self, ctx: &Context) -> Result<(memdir_core::target::Target, String, ConfinedFs), Failure> {
-        let cwd = absolute(&self.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
-        let explicit = self.memory_dir.as_deref().map(absolute).transpose()?;
-        let dir = match &explicit {
-            Some(dir) => dir.clone(),
-            None => ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?.memory_dir,
-        };
-        std::fs::create_dir_all(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
-        let fs = whole_tree()?.grant_write(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
-        let target = memdir_core::target::Target { cwd, env: ctx.env().to_vec(), memory_dir: explicit };
-        Ok((target, dir, fs))
-    }
-}
 
 /// Arguments of `memdir save`.
 #[derive(Debug, clap::Args)]
@@ -189,25 +159,6 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
         }
     }
     Ok(())
-}
-
-/// One line saying what a rename or a supersession did, when the save did one (R1.7).
-pub fn rename_note(report: &memdir_core::writer::SaveReport) -> Option<String> {
-    let old = report.renamed_from.as_deref()?;
-    if let Some(replaced) = &report.replaced {
-        let files = if report.links_rewritten.is_empty() {
-            "none".to_string()
-        } else {
-            report.links_rewritten.join(", ")
-        };
-        return Some(format!("replaced {replaced} ({old}), removed; [[{old}]] links rewritten in: {files}"));
-    }
-    let files = if report.links_rewritten.is_empty() {
-        "none".to_string()
-    } else {
-        report.links_rewritten.join(", ")
-    };
-    Some(format!("renamed from {old}; [[{old}]] links rewritten in: {files}"))
 }
 
 /// Runs `memdir forget`.

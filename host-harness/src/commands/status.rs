@@ -1,6 +1,6 @@
 //! `memdir status`: which switches are on, and which rule decided (R4).
 
-use super::instructions::whole_tree;
+use crate::cli::ops::whole_tree;
 use crate::cli::{Context, Outcome, absolute};
 use serde::Serialize;
 use std::io::Write;

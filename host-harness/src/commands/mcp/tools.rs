@@ -4,8 +4,8 @@
 use super::Memory;
 use super::answers::*;
 use super::client::Progress;
-use crate::cli::commands::instructions::whole_tree;
-use crate::cli::commands::recall::{Query, recall};
+use crate::cli::ops::recall::{Query, recall};
+use crate::cli::ops::whole_tree;
 use crate::cli::{Failure, read_root};
 use memdir_core::prompt::Options;
 use memdir_core::scan::INDEX_FILE;
@@ -434,7 +434,7 @@ impl Call {
             Call::Extract(args) => extract(memory, args, progress).inspect(|_| memory.wrote()),
             Call::Instructions(args) => instructions(memory, args),
             Call::Check => {
-                use crate::cli::commands::check;
+                use crate::cli::ops::check;
                 progress.report(0, None, "checking every memory against the project");
                 let report = check::inspect(&memory.ctx, &memory.cwd, None)?;
                 let findings = report
@@ -616,7 +616,7 @@ fn save(memory: &Memory, args: SaveArgs) -> Result<Answer, Failure> {
     for c in &report.conversions {
         text.push_str(&format!("\ndate: \"{}\" written as {}", c.from, c.to));
     }
-    if let Some(note) = crate::cli::commands::save::rename_note(&report) {
+    if let Some(note) = crate::cli::ops::save::rename_note(&report) {
         text.push('\n');
         text.push_str(&note);
     }
@@ -643,8 +643,8 @@ fn team_sync(memory: &Memory, args: TeamSyncArgs) -> Result<Answer, Failure> {
         ));
     }
     let which = if args.private { Which::Private } else { Which::Team };
-    let report = crate::cli::commands::team::drive(&memory.ctx, &memory.target(), which, Action::Sync, None)?;
-    let text = crate::cli::commands::team::render(&report);
+    let report = crate::cli::ops::team::drive(&memory.ctx, &memory.target(), which, Action::Sync, None)?;
+    let text = crate::cli::ops::team::render(&report);
     let facts = TeamSyncAnswer {
         dir: report.dir,
         committed: report.committed,
@@ -787,7 +787,7 @@ fn dream(memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
     let model = workflow_model(&mut memory.sampling, &mut memory.model, "a dream", "")?;
     let ctx = &memory.ctx;
     let on_chunk = per_call(progress, "folding chunk");
-    let report = crate::cli::commands::log::run_dream(ctx, &target, ctx.utc_offset(None), model, on_chunk)?;
+    let report = crate::cli::ops::dream::run_dream(ctx, &target, ctx.utc_offset(None), model, on_chunk)?;
     progress.report(report.chunks, Some(report.chunks), "done");
     let operations: Vec<Operation> = report.operations.into_iter().map(Operation::from_report).collect();
     let first = (report.chunks == 0).then(|| "Nothing new in the logs.".to_string());
@@ -831,7 +831,7 @@ fn operations_text(first: Option<String>, operations: &[Operation], notes: &[Str
 }
 
 fn extract(memory: &mut Memory, args: ExtractArgs, progress: &Progress) -> Result<Answer, Failure> {
-    use crate::cli::commands::extract::{Extraction, extract};
+    use crate::cli::ops::extract::{Extraction, extract};
     let target = memory.target();
     let instead = ". Save memories one by one with memory_save instead";
     let model = workflow_model(&mut memory.sampling, &mut memory.model, "extraction", instead)?;
@@ -877,10 +877,7 @@ pub fn system_prompt(memory: &mut Memory) -> Result<String, Failure> {
         touching: &[],
         add_dirs: &[],
     };
-    Ok(memory
-        .ctx
-        .core(whole_tree()?)?
-        .prompt(&request, Options { index_step: true, ignore_memory: false })?)
+    Ok(memory.ctx.core(whole_tree()?)?.prompt(&request, Options::default())?)
 }
 
 /// The memory resources' URIs: `memdir://memory/<path>`.
