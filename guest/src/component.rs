@@ -337,8 +337,11 @@ impl ex::instructions::Guest for Component {
         request: ex::instructions::LoadRequest,
         options: ex::instructions::PromptOptions,
     ) -> Result<String, wit::Error> {
-        let options =
-            prompt::Options { index_step: options.index_step, ignore_memory: options.ignore_memory };
+        let options = prompt::Options {
+            index_step: options.index_step,
+            ignore_memory: options.ignore_memory,
+            instruction_files: options.instruction_files,
+        };
         let loaded = with_request(request, |r| instructions::load(&HostFs, r))?;
         Ok(prompt::render(&loaded, options))
     }

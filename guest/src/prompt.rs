@@ -12,11 +12,19 @@ pub struct Options {
     pub index_step: bool,
     /// The user asked not to use memory for this request (R4.3).
     pub ignore_memory: bool,
+    /// Render the instruction files before the memory section; `false` for an agent that reads
+    /// its own (a lifecycle hook's session start). Older call scripts lack it: true.
+    #[serde(default = "yes")]
+    pub instruction_files: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { index_step: true, ignore_memory: false }
+        Options { index_step: true, ignore_memory: false, instruction_files: true }
     }
 }
 
@@ -136,7 +144,7 @@ fn is_index(file: &InstructionFile) -> bool {
 
 /// The whole memory part of a system prompt for what [`crate::instructions::load`] found.
 pub fn render(loaded: &Loaded, options: Options) -> String {
-    let mut out = render_instructions(loaded);
+    let mut out = if options.instruction_files { render_instructions(loaded) } else { String::new() };
     if !loaded.switches.auto_memory {
         return out;
     }

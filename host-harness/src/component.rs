@@ -325,6 +325,7 @@ impl Core for ComponentCore<'_> {
         let options = ex::instructions::PromptOptions {
             index_step: options.index_step,
             ignore_memory: options.ignore_memory,
+            instruction_files: options.instruction_files,
         };
         let text = self.call("instructions.prompt", |b, s| {
             b.memdir_memory_instructions().call_prompt(s, &request, options)

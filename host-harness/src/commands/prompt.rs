@@ -28,7 +28,11 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
     let mut core = ctx.core(whole_tree()?)?;
     // Loaded once for the warnings; the prompt itself is rendered by the core.
     warn(&core.load_instructions(&request)?, err)?;
-    let options = Options { index_step: !args.no_index_step, ignore_memory: args.ignore_memory };
+    let options = Options {
+        index_step: !args.no_index_step,
+        ignore_memory: args.ignore_memory,
+        instruction_files: true,
+    };
     out.write_all(core.prompt(&request, options)?.as_bytes())?;
     Ok(())
 }

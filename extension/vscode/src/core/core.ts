@@ -262,7 +262,7 @@ export class MemoryCore {
   }
 
   prompt(grant: ConfinedFs, request: LoadRequest, indexStep = true, ignoreMemory = false): string {
-    return this.call("instructions.prompt", grant, (r) => r.instructions.prompt(request, { indexStep, ignoreMemory }));
+    return this.call("instructions.prompt", grant, (r) => r.instructions.prompt(request, { indexStep, ignoreMemory, instructionFiles: true }));
   }
 
   save(grant: ConfinedFs, request: SaveRequest): SaveReport {
