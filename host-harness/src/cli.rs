@@ -60,6 +60,9 @@ enum Command {
     Prompt(commands::prompt::Args),
     /// Show which switches are on and which rule decided (R4).
     Status(commands::status::Args),
+    /// A client's lifecycle hook: the index at session start, recall at each prompt,
+    /// extraction when a turn stops (R14). Reads the client's payload on stdin.
+    Hook(commands::hook::Args),
     /// Recall the memories worth injecting for one user request (R7, R8).
     Recall(commands::recall::Args),
     /// Manage a recall session file (`compact` after the conversation was compacted).
@@ -117,9 +120,28 @@ pub struct Context {
     runtime: OnceCell<ComponentRuntime>,
     /// Where every core call is recorded, for call scripts (the conformance runner's).
     record: Option<crate::calls::Log>,
+    /// What the command reads as its standard input instead of the process's (tests).
+    stdin: Option<Vec<u8>>,
 }
 
 impl Context {
+    /// Standard input, whole: the bytes the caller gave, else the process's, up to `limit`
+    /// bytes (more is an error, so a runaway writer cannot exhaust memory).
+    pub fn read_stdin(&self, limit: u64) -> std::io::Result<Vec<u8>> {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        match &self.stdin {
+            Some(given) => bytes.extend_from_slice(given),
+            None => {
+                std::io::stdin().lock().take(limit + 1).read_to_end(&mut bytes)?;
+            }
+        }
+        if bytes.len() as u64 > limit {
+            return Err(std::io::Error::other(format!("standard input is larger than {limit} bytes")));
+        }
+        Ok(bytes)
+    }
+
     /// The environment variable `name`, when set and not empty (the last definition wins).
     pub fn var(&self, name: &str) -> Option<&str> {
         let (_, value) = self.env.iter().rev().find(|(k, _)| k == name)?;
@@ -163,6 +185,7 @@ impl Context {
             now_ms: self.now_ms,
             runtime: OnceCell::new(),
             record: self.record.clone(),
+            stdin: None,
         }
     }
 
@@ -255,6 +278,18 @@ pub fn run_recorded(
     err: &mut dyn Write,
     record: Option<crate::calls::Log>,
 ) -> i32 {
+    run_with_stdin(args, env, None, out, err, record)
+}
+
+/// [`run_recorded`] with `stdin` as the command's standard input (None: the process's).
+pub fn run_with_stdin(
+    args: impl IntoIterator<Item = String>,
+    env: Vec<(String, String)>,
+    stdin: Option<Vec<u8>>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    record: Option<crate::calls::Log>,
+) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -264,7 +299,7 @@ pub fn run_recorded(
             return status;
         }
     };
-    let ctx = Context { env, backend: cli.backend, now_ms: cli.now, runtime: OnceCell::new(), record };
+    let ctx = Context { env, backend: cli.backend, now_ms: cli.now, runtime: OnceCell::new(), record, stdin };
     let outcome = match cli.command {
         Command::Manifest(a) => commands::manifest::run(&ctx, a, out),
         Command::Scan(a) => commands::scan::run(&ctx, a, out),
@@ -273,6 +308,7 @@ pub fn run_recorded(
         Command::Instructions(a) => commands::instructions::run(&ctx, a, out, err),
         Command::Prompt(a) => commands::prompt::run(&ctx, a, out, err),
         Command::Status(a) => commands::status::run(&ctx, a, out, err),
+        Command::Hook(a) => commands::hook::run(&ctx, a, out),
         Command::Recall(a) => commands::recall::run(&ctx, a, out, err),
         Command::Session(a) => commands::session::run(&ctx, a, out),
         Command::Save(a) => commands::save::save(&ctx, a, out),

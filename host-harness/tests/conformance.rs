@@ -49,6 +49,10 @@ struct Case {
     /// a `--- memdir ARGS` line (its exit status must be 0).
     #[serde(default)]
     then: Vec<Vec<String>>,
+    /// Standard input of `args` and of each `then` command (a hook's payload), with `{tmp}` and
+    /// `{input}` substituted; none: empty.
+    #[serde(default)]
+    stdin: Option<String>,
     /// Files (relative to the input) printed after the commands, each after a `--- PATH` line:
     /// what a writer left on disk.
     #[serde(default)]
@@ -378,13 +382,21 @@ fn run_case(dir: &Path, case: &Case, backend: &str, record: Option<Log>) -> (Out
     let mut env: Vec<(String, String)> = vec![("HOME".into(), subst("{tmp}/home"))];
     env.extend(case.env.iter().map(|(k, v)| (k.clone(), subst(v))));
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let status = memdir_harness::cli::run_recorded(args, env.clone(), &mut out, &mut err, record.clone());
+    let stdin = || Some(case.stdin.as_deref().map(subst).unwrap_or_default().into_bytes());
+    let status =
+        memdir_harness::cli::run_with_stdin(args, env.clone(), stdin(), &mut out, &mut err, record.clone());
     for next in &case.then {
         let mut argv = memdir(backend, next);
         argv.extend(next.iter().map(|a| subst(a)));
         writeln!(out, "--- memdir {}", next.join(" ")).unwrap();
-        let then_status =
-            memdir_harness::cli::run_recorded(argv, env.clone(), &mut out, &mut err, record.clone());
+        let then_status = memdir_harness::cli::run_with_stdin(
+            argv,
+            env.clone(),
+            stdin(),
+            &mut out,
+            &mut err,
+            record.clone(),
+        );
         writeln!(err, "(exit {then_status})").unwrap();
     }
     for rel in &case.show {

@@ -216,6 +216,7 @@ fn documented_snippets() -> Vec<(String, String)> {
 fn with_program(value: Value, program: &str) -> Value {
     match value {
         Value::String(s) if s == "memdir" => Value::String(program.into()),
+        Value::String(s) if s.starts_with("memdir hook ") => Value::String(s.replacen("memdir", program, 1)),
         Value::Array(items) => Value::Array(items.into_iter().map(|v| with_program(v, program)).collect()),
         Value::Object(map) => {
             Value::Object(map.into_iter().map(|(k, v)| (k, with_program(v, program))).collect())
@@ -489,4 +490,82 @@ fn a_file_too_large_to_edit_is_refused_and_left_alone() {
     assert_eq!(std::fs::metadata(&file).unwrap().len(), 33 << 20);
     let out = memdir(tmp.path(), &["setup", "--client", "claude", "--check"]);
     assert!(text(&out).contains("larger than 32 MB"), "{}", text(&out));
+}
+
+/// Every file under `dir`, by relative path, with its bytes.
+fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(dir).unwrap().display().to_string();
+                files.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn hooks_go_beside_the_users_own_and_remove_leaves_every_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    // A user who already has hooks of their own, with a comment, in Codex and Gemini CLI.
+    let codex_hooks = "{\n  // my notifier\n  \"hooks\": { \"Stop\": [{ \"hooks\": [{ \"type\": \"command\", \"command\": \"notify-send done\" }] }] }\n}\n";
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    std::fs::write(home.join(".codex/hooks.json"), codex_hooks).unwrap();
+    std::fs::create_dir_all(home.join(".gemini")).unwrap();
+    std::fs::write(home.join(".gemini/settings.json"), "{ \"theme\": \"dark\" }\n").unwrap();
+    let before = tree(home);
+    let clients = ["--client", "codex", "--client", "gemini", "--client", "cursor", "--client", "vscode"];
+    let added = memdir(home, &[&["setup", "--yes"][..], &clients].concat());
+    assert!(added.status.success(), "{}", text(&added));
+    let said = text(&added);
+    assert!(said.contains("type /hooks"), "Codex's trust step is named: {said}");
+    assert!(said.contains("needs a model"), "the stop hook's model is asked for once: {said}");
+    for (file, event) in [
+        (".codex/hooks.json", "UserPromptSubmit"),
+        (".gemini/settings.json", "BeforeAgent"),
+        (".cursor/hooks.json", "beforeSubmitPrompt"),
+        (".copilot/hooks/memdir.json", "UserPromptSubmit"),
+    ] {
+        let written = jsonc_value(&std::fs::read_to_string(home.join(file)).unwrap());
+        let command = written["hooks"][event].to_string();
+        assert!(command.contains(" hook ") && command.contains(" prompt"), "{file}: {written}");
+    }
+    let codex = std::fs::read_to_string(home.join(".codex/hooks.json")).unwrap();
+    assert!(codex.contains("// my notifier") && codex.contains("notify-send done"), "{codex}");
+    let gemini = jsonc_value(&std::fs::read_to_string(home.join(".gemini/settings.json")).unwrap());
+    assert_eq!(gemini["theme"], "dark");
+    assert!(
+        gemini["mcpServers"]["memdir"].is_object() && gemini["hooks"]["AfterAgent"].is_array(),
+        "{gemini}"
+    );
+
+    let again = memdir(home, &[&["setup", "--yes"][..], &clients].concat());
+    assert_eq!(text(&again).matches("already registered").count(), 7, "{}", text(&again));
+
+    let removed = memdir(home, &[&["setup", "--yes", "--remove"][..], &clients].concat());
+    assert!(removed.status.success(), "{}", text(&removed));
+    assert_eq!(tree(home), before, "{}", text(&removed));
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn the_stop_hook_carries_the_model_setup_was_given() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out =
+        memdir(tmp.path(), &["setup", "--yes", "--client", "codex", "--llm", "command:my model --fast"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!text(&out).contains("needs a model"), "{}", text(&out));
+    let hooks = jsonc_value(&std::fs::read_to_string(tmp.path().join(".codex/hooks.json")).unwrap());
+    let stop = hooks["hooks"]["Stop"][0]["hooks"][0]["command"].as_str().unwrap();
+    assert!(stop.ends_with(" hook codex stop --llm 'command:my model --fast'"), "{stop}");
+    let prompt = hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"].as_str().unwrap();
+    assert!(!prompt.contains("--llm"), "prompt time never waits for a model: {prompt}");
 }

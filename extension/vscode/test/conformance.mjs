@@ -57,7 +57,7 @@ function callByName(grant, func, args, returnsResult) {
   }
 }
 
-const CASE_KEYS = ["description", "args", "status", "env", "mtimes", "generate", "symlinks", "outside", "git", "then", "show"];
+const CASE_KEYS = ["description", "args", "status", "env", "mtimes", "generate", "symlinks", "outside", "git", "then", "show", "stdin"];
 
 function readCase(dir, name) {
   const raw = JSON.parse(fs.readFileSync(path.join(dir, "case.json"), "utf8"));

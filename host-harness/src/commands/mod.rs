@@ -4,6 +4,7 @@ pub mod bench;
 pub mod check;
 pub mod demo;
 pub mod extract;
+pub mod hook;
 pub mod index;
 pub mod instructions;
 pub mod log;

@@ -8,6 +8,7 @@
 
 mod clients;
 mod edit;
+mod hooks;
 mod swap;
 
 /// The clients and the editors without the disk, for the `setup-editors` fuzz target
@@ -20,7 +21,6 @@ pub mod editors {
 
 use crate::cli::{Context, Failure, Outcome};
 use clients::{Client, Dirs};
-use edit::Removal;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -44,11 +44,17 @@ pub struct Args {
     /// Report, per client, whether memdir is registered and whether the server answers.
     #[arg(long)]
     pub check: bool,
+    /// The model the hooks' extraction uses when a turn stops (command:CMD, anthropic:MODEL or
+    /// openai:MODEL). Without one (nor $MEMDIR_LLM when the hook runs), the stop hook does
+    /// nothing.
+    #[arg(long, value_name = "SPEC")]
+    pub llm: Option<String>,
 }
 
-/// What setup would do to one client's file.
+/// What setup would do to one of a client's files.
 struct Plan<'a> {
     client: &'a Client,
+    file: PathBuf,
     before: Option<String>,
     /// The new text; None deletes the file (removal from a file setup created).
     after: Option<String>,
@@ -113,18 +119,20 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
             )?;
             continue;
         }
-        match plan(client, &program, args.remove) {
-            Ok(Some(plan)) => plans.push(plan),
-            Ok(None) => writeln!(
-                out,
-                "{}: {} ({})",
-                client.title,
-                if args.remove { "not registered" } else { "already registered" },
-                client.file.display()
-            )?,
-            Err(message) => {
-                failed = true;
-                writeln!(out, "{}: {}: {message}", client.title, client.file.display())?;
+        for (file, edits) in files(client, &program, args.llm.as_deref()) {
+            match plan(client, &file, &edits, args.remove) {
+                Ok(Some(plan)) => plans.push(plan),
+                Ok(None) => writeln!(
+                    out,
+                    "{}: {} ({})",
+                    client.title,
+                    if args.remove { "not registered" } else { "already registered" },
+                    file.display()
+                )?,
+                Err(message) => {
+                    failed = true;
+                    writeln!(out, "{}: {}: {message}", client.title, file.display())?;
+                }
             }
         }
     }
@@ -136,7 +144,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
             (_, false) if plan.before.is_none() => "create",
             (_, false) => "add memdir to",
         };
-        writeln!(out, "{}: {verb} {}", plan.client.title, plan.client.file.display())?;
+        writeln!(out, "{}: {verb} {}", plan.client.title, plan.file.display())?;
         if args.dry_run {
             diff(plan.before.as_deref().unwrap_or(""), plan.after.as_deref().unwrap_or(""), out)?;
         }
@@ -149,15 +157,19 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         return finish(failed);
     }
     for plan in &plans {
-        apply(plan)
-            .map_err(|e| Failure { status: 1, message: format!("{}: {e}", plan.client.file.display()) })?;
+        apply(plan).map_err(|e| Failure { status: 1, message: format!("{}: {e}", plan.file.display()) })?;
     }
+    let mut clients: Vec<&Client> = plans.iter().map(|p| p.client).collect();
+    clients.dedup_by_key(|c| c.id);
     writeln!(
         out,
-        "Done. {} client(s) {}.",
+        "Done. {} file(s) {}.",
         plans.len(),
-        if args.remove { "no longer start memdir" } else { "start `memdir mcp` with this project's memory" }
+        if args.remove { "no longer start memdir" } else { "start memdir with this project's memory" }
     )?;
+    if !args.remove {
+        automatic(&clients, args.llm.is_some() || ctx.var("MEMDIR_LLM").is_some(), out)?;
+    }
     finish(failed)
 }
 
@@ -246,35 +258,177 @@ fn registered(client: &Client) -> Result<(Option<String>, Option<serde_json::Val
     Ok((text, entry))
 }
 
-/// What to change in one client's file; None when nothing needs to.
-fn plan<'a>(client: &'a Client, program: &str, remove: bool) -> Result<Option<Plan<'a>>, String> {
-    let (before, registered) = registered(client)?;
-    let place = &client.place;
+/// One change setup makes to a file: memdir's server entry, or its hooks.
+enum Edit<'a> {
+    Server(&'a Client, &'a str),
+    Hooks(hooks::HookSet),
+}
+
+impl Edit<'_> {
+    /// What the file would be with this change; `registered` is the entry there now.
+    fn add(&self, text: Option<&str>) -> Result<String, String> {
+        match self {
+            Edit::Server(client, program) => {
+                let old = text.map(|t| client.place.registered(t)).transpose()?.flatten();
+                client.place.add(text, &client.entry(program, old.as_ref()))
+            }
+            Edit::Hooks(set) => set.add(text),
+        }
+    }
+
+    fn present(&self, text: Option<&str>) -> Result<bool, String> {
+        match self {
+            Edit::Server(client, program) => {
+                let Some(text) = text else { return Ok(false) };
+                let old = client.place.registered(text)?;
+                Ok(old.as_ref() == Some(&client.entry(program, old.as_ref())))
+            }
+            Edit::Hooks(set) => set.is_in(text),
+        }
+    }
+
+    fn is_registered(&self, text: &str) -> Result<bool, String> {
+        match self {
+            Edit::Server(client, _) => Ok(client.place.registered(text)?.is_some()),
+            Edit::Hooks(_) => Ok(!hooks::HookSet::registered(text)?.is_empty()),
+        }
+    }
+
+    /// The same edit as it stands in `text`: what adding it to the original made.
+    fn as_found(&self, text: &str) -> Result<Edit<'_>, String> {
+        Ok(match self {
+            Edit::Server(client, program) => Edit::Server(client, program),
+            Edit::Hooks(set) => Edit::Hooks(hooks::HookSet {
+                header: set.header.clone(),
+                items: hooks::HookSet::registered(text)?,
+            }),
+        })
+    }
+
+    fn remove(&self, text: &str) -> Result<String, String> {
+        match self {
+            Edit::Server(client, _) => client.place.remove(text),
+            Edit::Hooks(_) => hooks::HookSet::remove(text),
+        }
+    }
+}
+
+/// The files setup edits for a client, each with its edits: the server entry, and the hooks
+/// where the client has them (in the same file or one of their own).
+fn files<'a>(client: &'a Client, program: &'a str, llm: Option<&str>) -> Vec<(PathBuf, Vec<Edit<'a>>)> {
+    let mut files = vec![(client.file.clone(), vec![Edit::Server(client, program)])];
+    if let Some(hook_file) = &client.hooks {
+        let edit = Edit::Hooks(hook_file.set(program, llm));
+        match files.iter_mut().find(|(file, _)| *file == hook_file.file) {
+            Some((_, edits)) => edits.push(edit),
+            None => files.push((hook_file.file.clone(), vec![edit])),
+        }
+    }
+    files
+}
+
+fn add_all(edits: &[Edit], text: Option<&str>) -> Result<String, String> {
+    let mut out = text.map(str::to_string);
+    for edit in edits {
+        out = Some(edit.add(out.as_deref())?);
+    }
+    Ok(out.unwrap_or_default())
+}
+
+/// What to change in one of a client's files; None when nothing needs to.
+fn plan<'a>(
+    client: &'a Client,
+    file: &Path,
+    edits: &[Edit],
+    remove: bool,
+) -> Result<Option<Plan<'a>>, String> {
+    let before = read(file)?;
+    let file = file.to_path_buf();
     if !remove {
-        let entry = client.entry(program, registered.as_ref());
-        if registered.as_ref() == Some(&entry) {
+        let mut all_present = true;
+        for edit in edits {
+            all_present &= edit.present(before.as_deref())?;
+        }
+        if all_present {
             return Ok(None);
         }
-        let after = place.add(before.as_deref(), &entry)?;
+        let after = add_all(edits, before.as_deref())?;
         // A backup from an earlier setup stays: it is the file before memdir was ever added.
-        let unbacked = !backup_exists(&backup_of(&resolved(&client.file)))?;
+        let unbacked = !backup_exists(&backup_of(&resolved(&file)))?;
         let backup = if before.is_some() && unbacked { Backup::Write } else { Backup::Keep };
-        return Ok(Some(Plan { client, before, after: Some(after), restores_backup: false, backup }));
+        return Ok(Some(Plan { client, file, before, after: Some(after), restores_backup: false, backup }));
     }
-    let (Some(text), Some(entry)) = (before.as_deref(), registered) else { return Ok(None) };
-    let backup = backup_of(&resolved(&client.file));
-    let backup = if backup_exists(&backup)? { read(&backup)? } else { None };
-    let (after, restores_backup) = match place.removal(text, &entry, backup.as_deref())? {
-        Removal::Backup(bytes) => (Some(bytes), true),
-        Removal::Delete => (None, false),
-        Removal::Edit(text) => (Some(text), false),
+    let Some(text) = before.as_deref() else { return Ok(None) };
+    let mut found = Vec::new();
+    for edit in edits {
+        if edit.is_registered(text)? {
+            found.push(edit.as_found(text)?);
+        }
+    }
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let backup_path = backup_of(&resolved(&file));
+    let backup = if backup_exists(&backup_path)? { read(&backup_path)? } else { None };
+    let remove_all = |text: &str| {
+        let mut out = text.to_string();
+        for edit in &found {
+            out = edit.remove(&out)?;
+        }
+        Ok(out)
     };
-    Ok(Some(Plan { client, before, after, restores_backup, backup: Backup::Delete }))
+    let (after, restores_backup) =
+        match edit::removal(text, backup.as_deref(), |t| add_all(&found, t), remove_all)? {
+            edit::Removal::Backup(bytes) => (Some(bytes), true),
+            edit::Removal::Delete => (None, false),
+            edit::Removal::Edit(text) => (Some(text), false),
+        };
+    Ok(Some(Plan { client, file, before, after, restores_backup, backup: Backup::Delete }))
+}
+
+/// Says, per client, what is now automatic and what is not (R14).
+fn automatic(clients: &[&Client], has_model: bool, out: &mut dyn Write) -> io::Result<()> {
+    let mut stop_needs_model = false;
+    for client in clients {
+        match (&client.hooks, client.id) {
+            (Some(hook_file), _) => {
+                let recall = if hook_file.client == "copilot" {
+                    "recall through memdir's tools"
+                } else {
+                    "recall at every prompt"
+                };
+                writeln!(
+                    out,
+                    "{}: automatic: the index at session start, {recall}, extraction when a turn ends.",
+                    client.title
+                )?;
+                if let Some(trust) = hook_file.trust {
+                    writeln!(out, "{}: {trust}.", client.title)?;
+                }
+                stop_needs_model = true;
+            }
+            (None, "claude") => {
+                writeln!(out, "{}: keeps its memory itself; memdir adds only its tools.", client.title)?
+            }
+            (None, _) => writeln!(
+                out,
+                "{}: has no hooks memdir can use: recall and saving go through memdir's tools (MCP), and the index through the server's instructions.",
+                client.title
+            )?,
+        }
+    }
+    if stop_needs_model && !has_model {
+        writeln!(
+            out,
+            "Extraction when a turn ends needs a model: run setup again with --llm (e.g. --llm openai:gpt-4.1-mini, or a local server), or set MEMDIR_LLM; until then the stop hook does nothing."
+        )?;
+    }
+    Ok(())
 }
 
 /// Writes a plan: the new text made ready beside the file, the backup, then the swap.
 fn apply(plan: &Plan) -> io::Result<()> {
-    let file = &resolved(&plan.client.file);
+    let file = &resolved(&plan.file);
     let prepared = swap::prepare(file, plan.after.as_deref())?;
     let before = plan.before.as_deref().map(str::as_bytes);
     let backup = backup_of(file);

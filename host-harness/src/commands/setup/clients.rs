@@ -25,7 +25,70 @@ pub struct Client {
     /// name of its entry. With it installed, the client already has memdir, and setup leaves it
     /// alone.
     pub extension: Option<(PathBuf, Installed)>,
+    /// Its lifecycle hooks, where it has hooks memdir installs (R14).
+    pub hooks: Option<HookFile>,
     shape: Shape,
+}
+
+/// A client's user-level hook file and the items memdir puts in it.
+#[derive(Debug)]
+pub struct HookFile {
+    pub file: PathBuf,
+    /// What `memdir hook` takes as the client.
+    pub client: &'static str,
+    /// The client's event names and `memdir hook`'s, in the order they are written.
+    pub events: &'static [(&'static str, &'static str)],
+    pub style: HookStyle,
+    /// What the user must do before the client runs them, if anything.
+    pub trust: Option<&'static str>,
+}
+
+/// How a client spells one hook.
+#[derive(Debug, Clone, Copy)]
+pub enum HookStyle {
+    /// The terminal agent's nesting, `{"hooks": [{"type": "command", "command", "timeout"}]}`;
+    /// Gemini CLI also names each one and counts the timeout in milliseconds.
+    Nested { timeout: u64, named: bool },
+    /// `{"type": "command", "command", "timeout"}` (Copilot).
+    Flat { timeout: u64 },
+    /// `{"command"}` under a file-level `"version": 1` (Cursor).
+    Cursor,
+}
+
+impl HookFile {
+    /// memdir's items: `program hook CLIENT EVENT` for each event; the stop hook with `llm`.
+    pub fn set(&self, program: &str, llm: Option<&str>) -> super::hooks::HookSet {
+        let items = self
+            .events
+            .iter()
+            .map(|(event, ours)| {
+                let mut command =
+                    format!("{} hook {} {ours}", super::hooks::shell_word(program), self.client);
+                if let (Some(llm), "stop") = (llm, *ours) {
+                    command.push_str(&format!(" --llm {}", super::hooks::shell_word(llm)));
+                }
+                let item = match self.style {
+                    HookStyle::Nested { timeout, named } => {
+                        let mut hook = json!({ "type": "command", "command": command, "timeout": timeout });
+                        if named {
+                            hook["name"] = json!(format!("memdir-{ours}"));
+                        }
+                        json!({ "hooks": [hook] })
+                    }
+                    HookStyle::Flat { timeout } => {
+                        json!({ "type": "command", "command": command, "timeout": timeout })
+                    }
+                    HookStyle::Cursor => json!({ "command": command }),
+                };
+                (event.to_string(), item)
+            })
+            .collect();
+        let header = match self.style {
+            HookStyle::Cursor => vec![("version", json!(1))],
+            _ => Vec::new(),
+        };
+        super::hooks::HookSet { header, items }
+    }
 }
 
 /// How an editor names an installed extension's directory.
@@ -200,6 +263,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             file: claude_file,
             executables: &["claude"],
             extension: None,
+            hooks: None,
             shape: Shape::Claude,
         },
         Client {
@@ -210,6 +274,18 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             marks: vec![home.join(".cursor")],
             executables: &["cursor"],
             extension: None,
+            hooks: Some(HookFile {
+                file: home.join(".cursor/hooks.json"),
+                client: "cursor",
+                events: &[
+                    ("sessionStart", "session-start"),
+                    ("beforeSubmitPrompt", "prompt"),
+                    ("stop", "stop"),
+                    ("preCompact", "pre-compact"),
+                ],
+                style: HookStyle::Cursor,
+                trust: None,
+            }),
             shape: Shape::Plain,
         },
         Client {
@@ -221,6 +297,19 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             executables: &["code"],
             // Its tools reach agent mode through VS Code's own API.
             extension: Some((dirs.home.join(".vscode/extensions"), Installed::Versioned("memdir.memdir"))),
+            // Copilot's agent: it cannot take text at prompt time (recall goes through the tools).
+            hooks: Some(HookFile {
+                file: home.join(".copilot/hooks/memdir.json"),
+                client: "copilot",
+                events: &[
+                    ("SessionStart", "session-start"),
+                    ("UserPromptSubmit", "prompt"),
+                    ("Stop", "stop"),
+                    ("PreCompact", "pre-compact"),
+                ],
+                style: HookStyle::Flat { timeout: 10 },
+                trust: None,
+            }),
             shape: Shape::Typed,
         },
         Client {
@@ -232,6 +321,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             executables: &["zed", "zeditor"],
             // It starts `memdir mcp` as a context server.
             extension: Some((dirs.zed_extensions(), Installed::As("memdir"))),
+            hooks: None,
             shape: Shape::WithEnv,
         },
         Client {
@@ -242,6 +332,20 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             marks: vec![dirs.codex_home.clone()],
             executables: &["codex"],
             extension: None,
+            hooks: Some(HookFile {
+                file: dirs.codex_home.join("hooks.json"),
+                client: "codex",
+                events: &[
+                    ("SessionStart", "session-start"),
+                    ("UserPromptSubmit", "prompt"),
+                    ("Stop", "stop"),
+                    ("PreCompact", "pre-compact"),
+                ],
+                style: HookStyle::Nested { timeout: 10, named: false },
+                trust: Some(
+                    "Codex runs a new or changed hook only once you trust it: open `codex`, type /hooks and trust memdir's four",
+                ),
+            }),
             shape: Shape::Plain,
         },
         Client {
@@ -252,6 +356,18 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             marks: vec![dirs.gemini_home.join(".gemini")],
             executables: &["gemini"],
             extension: None,
+            hooks: Some(HookFile {
+                file: dirs.gemini_home.join(".gemini/settings.json"),
+                client: "gemini",
+                // Not PreCompress: Gemini CLI 0.61 fires it before every turn that has history.
+                events: &[
+                    ("SessionStart", "session-start"),
+                    ("BeforeAgent", "prompt"),
+                    ("AfterAgent", "stop"),
+                ],
+                style: HookStyle::Nested { timeout: 10_000, named: true },
+                trust: None,
+            }),
             shape: Shape::Plain,
         },
         Client {
@@ -262,6 +378,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             marks: vec![dirs.xdg_config.join("opencode")],
             executables: &["opencode"],
             extension: None,
+            hooks: None,
             shape: Shape::Opencode,
         },
         Client {
@@ -272,6 +389,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             marks: vec![home.join(".codeium/windsurf")],
             executables: &["windsurf"],
             extension: None,
+            hooks: None,
             shape: Shape::Plain,
         },
     ]

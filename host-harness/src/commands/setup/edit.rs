@@ -38,6 +38,27 @@ pub enum Removal {
     Edit(String),
 }
 
+/// What taking memdir out leaves of `text`, given the backup setup kept of it and how memdir is
+/// added to and removed from such a file: the backup's bytes when `text` is exactly what adding
+/// memdir to the backup made; no file when it is exactly what adding it to no file made; else
+/// `text` without memdir, so what the user or the client changed since stays.
+pub fn removal(
+    text: &str,
+    backup: Option<&str>,
+    add: impl Fn(Option<&str>) -> Result<String, String>,
+    remove: impl Fn(&str) -> Result<String, String>,
+) -> Result<Removal, String> {
+    if let Some(backup) = backup
+        && add(Some(backup)).ok().as_deref() == Some(text)
+    {
+        return Ok(Removal::Backup(backup.to_string()));
+    }
+    if add(None).ok().as_deref() == Some(text) {
+        return Ok(Removal::Delete);
+    }
+    remove(text).map(Removal::Edit)
+}
+
 impl Place {
     /// The entry registered as `memdir`, if any.
     pub fn registered(&self, text: &str) -> Result<Option<Value>, String> {
@@ -109,15 +130,7 @@ impl Place {
     /// `entry` to the backup made; no file when it is exactly what adding it to no file made;
     /// else `text` without the entry, so what the user or the client changed since stays.
     pub fn removal(&self, text: &str, entry: &Value, backup: Option<&str>) -> Result<Removal, String> {
-        if let Some(backup) = backup
-            && self.add(Some(backup), entry).ok().as_deref() == Some(text)
-        {
-            return Ok(Removal::Backup(backup.to_string()));
-        }
-        if self.add(None, entry).ok().as_deref() == Some(text) {
-            return Ok(Removal::Delete);
-        }
-        self.remove(text).map(Removal::Edit)
+        removal(text, backup, |t| self.add(t, entry), |t| self.remove(t))
     }
 
     /// `text` without the `memdir` entry. A table of servers that setup made and that is now
@@ -194,7 +207,7 @@ fn set_json_keys(object: &CstObject, keys: &Map<String, Value>) {
     }
 }
 
-fn to_cst(value: &Value) -> CstInputValue {
+pub(super) fn to_cst(value: &Value) -> CstInputValue {
     match value {
         Value::Null => CstInputValue::Null,
         Value::Bool(b) => CstInputValue::Bool(*b),

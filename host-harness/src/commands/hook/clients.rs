@@ -1,0 +1,297 @@
+//! Each client's hook contract: where its payload keeps the session, the working directory, the
+//! prompt and the reply; how it takes injected text; how large that text may be. Taken from each
+//! client's documentation and package (docs/agents.md lists the sources).
+
+use serde_json::{Value, json};
+
+/// The clients `memdir hook` answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Client {
+    /// The terminal agent (Claude Code), which keeps its memory itself (R14.3).
+    Claude,
+    /// OpenAI Codex CLI.
+    Codex,
+    /// Google Gemini CLI.
+    Gemini,
+    /// Cursor (IDE and `cursor-agent`).
+    Cursor,
+    /// GitHub Copilot's agent in VS Code: session start and stop only.
+    Copilot,
+    /// Cline.
+    Cline,
+    /// Continue's `cn`.
+    Cn,
+    /// Kiro CLI.
+    Kiro,
+}
+
+/// The lifecycle events memdir acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Event {
+    /// A session starts: the memory part of the system prompt (path A).
+    SessionStart,
+    /// The user submitted a prompt: recall for it (path B).
+    Prompt,
+    /// A turn stopped: writer B over what is new, detached.
+    Stop,
+    /// The conversation is about to be compacted: the recall session starts again (R8.3).
+    PreCompact,
+    /// The conversation was compacted.
+    PostCompact,
+}
+
+/// What one payload says, whichever client wrote it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Payload {
+    pub session: Option<String>,
+    pub cwd: Option<String>,
+    pub prompt: Option<String>,
+    /// The agent's last reply, where the stop payload carries it.
+    pub reply: Option<String>,
+    /// Why a session started (`startup`, `resume`, `clear`, `compact`).
+    pub source: Option<String>,
+}
+
+impl Client {
+    /// The client that really sent `payload`. Several clients also run the hooks in the terminal
+    /// agent's `~/.claude/settings.json`, so the name on the command line may not be the one
+    /// that fired; each payload has fields only its client writes.
+    pub fn sender(self, payload: &Value) -> Client {
+        let has = |k: &str| payload.get(k).is_some();
+        let transcript = payload.get("transcript_path").and_then(Value::as_str).unwrap_or("");
+        if has("cursor_version") {
+            Client::Cursor
+        } else if has("clineVersion") {
+            Client::Cline
+        } else if has("sessionId") && has("hookEventName") {
+            Client::Copilot
+        } else if has("turn_id") || transcript.contains("/.codex/") {
+            Client::Codex
+        } else if transcript.contains("/.gemini/") {
+            Client::Gemini
+        } else if transcript.contains("/.claude/projects/") && has("permission_mode") {
+            Client::Claude
+        } else {
+            self
+        }
+    }
+
+    /// The fields memdir uses, from this client's payload.
+    pub fn read(self, payload: &Value) -> Payload {
+        let text = |path: &[&str]| -> Option<String> {
+            let mut v = payload;
+            for key in path {
+                v = v.get(key)?;
+            }
+            v.as_str().filter(|s| !s.is_empty()).map(str::to_string)
+        };
+        let first = |key: &str| -> Option<String> {
+            payload.get(key)?.as_array()?.first()?.as_str().filter(|s| !s.is_empty()).map(str::to_string)
+        };
+        match self {
+            Client::Cursor => Payload {
+                session: text(&["conversation_id"]),
+                cwd: first("workspace_roots"),
+                prompt: text(&["prompt"]),
+                ..Payload::default()
+            },
+            Client::Copilot => Payload {
+                session: text(&["sessionId"]),
+                cwd: text(&["cwd"]),
+                prompt: text(&["prompt"]),
+                source: text(&["source"]),
+                ..Payload::default()
+            },
+            Client::Cline => Payload {
+                session: text(&["taskId"]),
+                cwd: first("workspaceRoots"),
+                prompt: text(&["userPromptSubmit", "prompt"])
+                    .or_else(|| text(&["taskStart", "taskMetadata", "initialTask"])),
+                ..Payload::default()
+            },
+            _ => Payload {
+                session: text(&["session_id"]),
+                cwd: text(&["cwd"]),
+                prompt: text(&["prompt"]).map(|p| without_hook_context(&p)),
+                reply: text(&["last_assistant_message"]).or_else(|| text(&["prompt_response"])),
+                source: text(&["source"]),
+            },
+        }
+    }
+
+    /// The most injected text this client takes whole, in bytes. Codex cuts hook text past 2,500
+    /// tokens, the terminal agent, Cursor and `cn` move text past 10,000 characters to a file,
+    /// Cline takes 50 KB; the others document no limit and get the common one.
+    pub fn cap(self) -> usize {
+        match self {
+            // About 2,000 tokens of English, fewer bytes per token elsewhere.
+            Client::Codex => 8_000,
+            Client::Cline => 48_000,
+            _ => 9_500,
+        }
+    }
+
+    /// Whether the client takes text at prompt time. Copilot's prompt hook has the common
+    /// output only.
+    pub fn injects_at_prompt(self) -> bool {
+        self != Client::Copilot
+    }
+
+    /// What the hook prints: `context` in the client's own shape, or its "carry on".
+    pub fn answer(self, event: Event, context: Option<&str>) -> String {
+        let name = match (self, event) {
+            (_, Event::SessionStart) => "SessionStart",
+            (Client::Gemini, Event::Prompt) => "BeforeAgent",
+            (_, Event::Prompt) => "UserPromptSubmit",
+            _ => "",
+        };
+        let context =
+            context.filter(|c| !c.is_empty() && matches!(event, Event::SessionStart | Event::Prompt));
+        let value = match (self, context) {
+            (Client::Kiro, Some(text)) => return text.to_string(),
+            (Client::Kiro, None) => return String::new(),
+            (Client::Cline, Some(text)) => json!({ "cancel": false, "contextModification": text }),
+            (Client::Cline, None) => json!({ "cancel": false }),
+            (Client::Cursor, Some(text)) if event == Event::Prompt => {
+                json!({ "continue": true, "additional_context": text })
+            }
+            (Client::Cursor, Some(text)) => json!({ "additional_context": text }),
+            (Client::Cursor, None) if event == Event::Prompt => json!({ "continue": true }),
+            (Client::Copilot, Some(_)) if event == Event::Prompt => json!({}),
+            (_, Some(text)) => {
+                json!({ "hookSpecificOutput": { "hookEventName": name, "additionalContext": text } })
+            }
+            (_, None) => json!({}),
+        };
+        format!("{value}\n")
+    }
+}
+
+/// The user's prompt without the `<hook_context>` blocks Gemini CLI puts before it under `-p`
+/// (the session start's own text, which recall must not search).
+fn without_hook_context(prompt: &str) -> String {
+    let mut rest = prompt.trim_start();
+    while let Some(after) = rest.strip_prefix("<hook_context>") {
+        match after.find("</hook_context>") {
+            Some(end) => rest = after[end + "</hook_context>".len()..].trim_start(),
+            None => break,
+        }
+    }
+    rest.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Payloads as each client's documentation shows them (docs/agents.md names the sources).
+    fn fixture(client: Client) -> Value {
+        match client {
+            Client::Claude => json!({
+                "session_id": "abc", "transcript_path": "/home/ana/.claude/projects/-w/abc.jsonl",
+                "cwd": "/w", "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
+                "prompt": "why is the build red?"
+            }),
+            Client::Codex => json!({
+                "session_id": "019a", "transcript_path": "/home/ana/.codex/sessions/2026/12/02/rollout-x.jsonl",
+                "cwd": "/w", "hook_event_name": "UserPromptSubmit", "model": "gpt-5",
+                "permission_mode": "default", "turn_id": "t1", "prompt": "why is the build red?"
+            }),
+            Client::Gemini => json!({
+                "session_id": "g1", "transcript_path": "/home/ana/.gemini/tmp/h/chats/session-1.jsonl",
+                "cwd": "/w", "hook_event_name": "BeforeAgent", "timestamp": "2026-12-02T10:00:00Z",
+                "prompt": "why is the build red?"
+            }),
+            Client::Cursor => json!({
+                "conversation_id": "c1", "generation_id": "g", "model": "m", "hook_event_name": "beforeSubmitPrompt",
+                "cursor_version": "3.20.17", "workspace_roots": ["/w"], "prompt": "why is the build red?"
+            }),
+            Client::Copilot => json!({
+                "timestamp": "2026-12-02T10:00:00Z", "cwd": "/w", "sessionId": "s1",
+                "hookEventName": "UserPromptSubmit", "transcript_path": "/tmp/t.json",
+                "prompt": "why is the build red?"
+            }),
+            Client::Cline => json!({
+                "clineVersion": "3.51.0", "hookName": "UserPromptSubmit", "timestamp": "1", "taskId": "k1",
+                "workspaceRoots": ["/w"], "userId": "u", "userPromptSubmit": { "prompt": "why is the build red?" }
+            }),
+            Client::Cn => json!({
+                "session_id": "n1", "transcript_path": "", "cwd": "/w",
+                "hook_event_name": "UserPromptSubmit", "prompt": "why is the build red?"
+            }),
+            Client::Kiro => {
+                json!({ "hook_event_name": "userPromptSubmit", "cwd": "/w", "prompt": "why is the build red?" })
+            }
+        }
+    }
+
+    const ALL: [Client; 8] = [
+        Client::Claude,
+        Client::Codex,
+        Client::Gemini,
+        Client::Cursor,
+        Client::Copilot,
+        Client::Cline,
+        Client::Cn,
+        Client::Kiro,
+    ];
+
+    #[test]
+    fn each_payload_is_told_apart_and_read() {
+        for client in ALL {
+            let payload = fixture(client);
+            // Installed for another client (or in the terminal agent's settings, which several
+            // read), the payload still says who fired.
+            let named = if client == Client::Cn { Client::Cn } else { Client::Kiro };
+            let sender = if client == Client::Kiro { Client::Kiro } else { named.sender(&payload) };
+            let expected = if client == Client::Kiro { Client::Kiro } else { client };
+            assert_eq!(sender, expected, "{client:?}");
+            let read = sender.read(&payload);
+            assert_eq!(read.cwd.as_deref(), Some("/w"), "{client:?}");
+            assert_eq!(read.prompt.as_deref(), Some("why is the build red?"), "{client:?}");
+        }
+    }
+
+    #[test]
+    fn geminis_session_context_is_not_taken_for_the_prompt() {
+        let payload = json!({
+            "session_id": "g", "cwd": "/w", "hook_event_name": "BeforeAgent", "timestamp": "t",
+            "prompt": "<hook_context># Memory\n- [a](a.md) — deploys</hook_context>\n\nwhy is the build red?"
+        });
+        assert_eq!(Client::Gemini.read(&payload).prompt.as_deref(), Some("why is the build red?"));
+        let open = json!({ "prompt": "<hook_context>never closed" });
+        assert_eq!(Client::Gemini.read(&open).prompt.as_deref(), Some("<hook_context>never closed"));
+    }
+
+    #[test]
+    fn each_answer_is_the_clients_own_shape_and_carry_on_without_context() {
+        for client in ALL {
+            for event in [Event::SessionStart, Event::Prompt, Event::Stop, Event::PreCompact] {
+                let none = client.answer(event, None);
+                let some = client.answer(event, Some("remembered"));
+                if client == Client::Kiro {
+                    assert_eq!(none, "");
+                    let expected =
+                        if matches!(event, Event::SessionStart | Event::Prompt) { "remembered" } else { "" };
+                    assert_eq!(some, expected);
+                    continue;
+                }
+                let none: Value = serde_json::from_str(&none).expect("JSON");
+                let some: Value = serde_json::from_str(&some).expect("JSON");
+                // Nothing that blocks, retries or continues a turn.
+                for v in [&none, &some] {
+                    assert!(v.get("decision").is_none() && v.get("followup_message").is_none(), "{v}");
+                    assert_ne!(v.get("cancel"), Some(&json!(true)));
+                    assert_ne!(v.get("continue"), Some(&json!(false)));
+                }
+                let carried = some.to_string().contains("remembered");
+                let should = matches!(event, Event::SessionStart)
+                    || (event == Event::Prompt && client.injects_at_prompt());
+                assert_eq!(carried, should, "{client:?} {event:?}: {some}");
+            }
+        }
+        let gemini: Value = serde_json::from_str(&Client::Gemini.answer(Event::Prompt, Some("m"))).unwrap();
+        assert_eq!(gemini["hookSpecificOutput"]["hookEventName"], "BeforeAgent");
+        assert_eq!(Client::Codex.answer(Event::Stop, None), "{}\n");
+    }
+}

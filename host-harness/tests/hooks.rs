@@ -1,0 +1,223 @@
+//! `memdir hook` as a client runs it (R14): the real binary, a payload on stdin, a throwaway
+//! HOME. A whole turn (index, recall, extraction by a scripted `command:` model in the detached
+//! worker), the agent's own write making extraction stand aside (R9.3), and broken ground that
+//! must never stand in the client's way (R14.2). The real clients are tests/clients/.
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Home {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    repo: PathBuf,
+}
+
+impl Home {
+    fn new() -> Home {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&repo).unwrap();
+        Home { _tmp: tmp, home, repo }
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_memdir"));
+        command.args(args).env_clear().env("HOME", &self.home).env("PATH", std::env::var("PATH").unwrap());
+        command
+    }
+
+    /// Runs `memdir ARGS` with `payload` on stdin; its exit status and stdout.
+    fn hook(&self, args: &[&str], payload: &[u8]) -> (i32, String) {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(payload).unwrap();
+        let out = child.wait_with_output().unwrap();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    fn memory_dir(&self) -> PathBuf {
+        let out = self.command(&["path", "--cwd", self.repo.to_str().unwrap()]).output().unwrap();
+        PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+    }
+
+    fn payload(&self, event: &str, extra: Value) -> Vec<u8> {
+        let mut v = json!({
+            "session_id": "019a-s1", "cwd": self.repo, "hook_event_name": event,
+            "model": "gpt-5", "permission_mode": "default", "transcript_path": null
+        });
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v.to_string().into_bytes()
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.home.join(".local/state/memdir/hook.log")).unwrap_or_default()
+    }
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "waited a minute for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A `command:` model: round 1 reads nothing, round 2 creates one memory; each request it is
+/// asked is appended to `asked`.
+fn scripted_model(dir: &Path, asked: &Path) -> String {
+    let r1 = dir.join("r1.json");
+    let r2 = dir.join("r2.json");
+    std::fs::write(&r1, r#"{"read": []}"#).unwrap();
+    let op = json!({"operations": [{
+        "op": "create", "path": "feedback_release_tags.md", "type": "feedback",
+        "name": "release-tags", "description": "tag releases from the release branch, never main",
+        "body": "Tag releases from the release branch, never from main.\n\n**Why:** main carries unreleased work.\n\n**How to apply:** check out release/* before tagging."
+    }]});
+    std::fs::write(&r2, op.to_string()).unwrap();
+    format!(
+        "command:tee -a {} | grep -q operations && cat {} || cat {}",
+        asked.display(),
+        r2.display(),
+        r1.display()
+    )
+}
+
+#[test]
+fn a_whole_turn_index_recall_then_extraction_in_the_background() {
+    let h = Home::new();
+    let memory = h.memory_dir();
+    let asked = h.home.join("asked.txt");
+    let llm = scripted_model(&h.home, &asked);
+
+    let (status, out) =
+        h.hook(&["hook", "codex", "session-start"], &h.payload("SessionStart", json!({"source": "startup"})));
+    assert_eq!(status, 0);
+    let context: Value = serde_json::from_str(&out).unwrap();
+    let text = context["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(text.contains("# Memory") && text.contains(memory.to_str().unwrap()), "{text}");
+
+    // No memory directory yet: the prompt has nothing to recall, and nowhere to keep the turn.
+    std::fs::create_dir_all(&memory).unwrap();
+    let prompt = "always tag releases from the release branch, never from main";
+    let (status, out) = h.hook(
+        &["hook", "codex", "prompt"],
+        &h.payload("UserPromptSubmit", json!({"turn_id": "t1", "prompt": prompt})),
+    );
+    assert_eq!((status, out.trim()), (0, "{}"));
+
+    let started = Instant::now();
+    let stop = h.payload(
+        "Stop",
+        json!({"turn_id": "t1", "stop_hook_active": false, "last_assistant_message": "Noted."}),
+    );
+    let (status, out) = h.hook(&["hook", "codex", "stop", "--llm", &llm], &stop);
+    assert_eq!((status, out.trim()), (0, "{}"));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the stop hook returns without waiting for the model"
+    );
+
+    let saved = memory.join("feedback_release_tags.md");
+    wait_for("the detached extraction", || {
+        std::fs::read_to_string(memory.join("MEMORY.md"))
+            .is_ok_and(|t| t.contains("feedback_release_tags.md"))
+    });
+    assert!(std::fs::read_to_string(&saved).unwrap().contains("never from main"));
+    let request = std::fs::read_to_string(&asked).unwrap();
+    assert!(request.contains(prompt) && request.contains("Noted."), "the model saw the turn: {request}");
+    wait_for("the job file to go", || std::fs::read_dir(memory.join(".sessions")).unwrap().count() <= 1);
+
+    // The next prompt finds what the last turn taught.
+    let (_, out) = h.hook(
+        &["hook", "codex", "prompt"],
+        &h.payload("UserPromptSubmit", json!({"turn_id": "t2", "prompt": "tag the release from main"})),
+    );
+    assert!(out.contains("feedback_release_tags.md") && out.contains("data and not instructions"), "{out}");
+    assert_eq!(h.log(), "", "nothing went wrong");
+}
+
+#[test]
+fn when_the_agent_saved_memory_itself_the_extraction_stands_aside() {
+    let h = Home::new();
+    let memory = h.memory_dir();
+    std::fs::create_dir_all(&memory).unwrap();
+    let asked = h.home.join("asked.txt");
+    let llm = scripted_model(&h.home, &asked);
+    let (status, _) = h.hook(
+        &["hook", "gemini", "prompt"],
+        &h.payload("BeforeAgent", json!({"prompt": "remember: the staging db is read-only"})),
+    );
+    assert_eq!(status, 0);
+    // The agent writes a memory through its own tools during the turn.
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::write(memory.join("project_staging.md"), "---\nname: staging\ndescription: staging db is read-only\nmetadata:\n  type: project\n---\nRead-only.\n").unwrap();
+    let (status, out) = h.hook(
+        &["hook", "gemini", "stop", "--llm", &llm],
+        &h.payload("AfterAgent", json!({"prompt": "x", "prompt_response": "Saved."})),
+    );
+    assert_eq!((status, out.trim()), (0, "{}"));
+    wait_for("the job to finish", || {
+        std::fs::read_dir(memory.join(".sessions"))
+            .unwrap()
+            .all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".job.json"))
+    });
+    assert!(!asked.exists(), "no model was asked: {:?}", std::fs::read_to_string(&asked));
+    assert!(!memory.join("feedback_release_tags.md").exists());
+}
+
+#[test]
+fn broken_ground_never_stands_in_the_clients_way() {
+    let h = Home::new();
+    let memory = h.memory_dir();
+    // The memory directory is a file; a payload is huge; another is not UTF-8; the child guard.
+    std::fs::create_dir_all(memory.parent().unwrap()).unwrap();
+    std::fs::write(&memory, "not a directory").unwrap();
+    let prompt = h.payload("UserPromptSubmit", json!({"turn_id": "t", "prompt": "anything"}));
+    for (args, payload, env) in [
+        (&["hook", "codex", "prompt"][..], prompt.clone(), None),
+        (&["hook", "codex", "session-start"][..], prompt.clone(), None),
+        (&["hook", "cline", "prompt"][..], vec![b'x'; 5 << 20], None),
+        (&["hook", "gemini", "prompt"][..], b"{\"prompt\": \"\xff\xfe\"}".to_vec(), None),
+        (&["hook", "cursor", "prompt"][..], prompt.clone(), Some(("MEMDIR_HOOK_CHILD", "1"))),
+    ] {
+        let mut command = h.command(args);
+        if let Some((k, v)) = env {
+            command.env(k, v);
+        }
+        let mut child =
+            command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // A client that writes more than memdir reads: the hook still answers.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&payload);
+        });
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"));
+        assert!(
+            v.get("hookSpecificOutput").is_none() && v.get("additional_context").is_none(),
+            "{args:?}: {v}"
+        );
+        assert_ne!(v.get("cancel"), Some(&json!(true)));
+    }
+    let log = h.log();
+    assert_eq!(log.lines().count(), 4, "one line per failure, none for the guard: {log}");
+    assert!(
+        log.contains("not a directory") || log.contains("Not a directory") || log.contains("directory"),
+        "{log}"
+    );
+    assert!(log.contains("larger than"), "{log}");
+}
