@@ -3,6 +3,7 @@
 //! then measures recall's choices on the labelled set, in one run, and prints Markdown tables.
 //! A benchmark, not a test: nothing here asserts a time.
 
+mod hooks;
 mod selector;
 
 use crate::cli::{Context, Failure, Outcome};
@@ -48,6 +49,10 @@ pub struct Args {
     /// The shortlist size measured with `--selector`.
     #[arg(long, default_value_t = memdir_core::switches::DEFAULT_RECALL_SHORTLIST)]
     pub shortlist: u32,
+    /// Time the prompt hook instead: whole `memdir hook codex prompt` processes at 200 memories
+    /// beside `memdir manifest`, and what the hook injects on the labelled set (issue 26).
+    #[arg(long)]
+    pub hooks: bool,
     /// Print each labelled request's expected and selected memories.
     #[arg(long)]
     pub verbose: bool,
@@ -142,12 +147,12 @@ pub fn generate(dir: &Path, count: usize, seed: u64) -> std::io::Result<()> {
     std::fs::write(dir.join("MEMORY.md"), index)
 }
 
-fn median(mut samples: Vec<Duration>) -> Duration {
+pub(super) fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
 }
 
-fn ms(d: Duration) -> f64 {
+pub(super) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
@@ -221,6 +226,9 @@ fn time_processes(dir: &str, runs: usize) -> Result<(Duration, Duration), Failur
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     if args.check {
         return bench_check(ctx, &args, out, err);
+    }
+    if args.hooks {
+        return hooks::run(ctx, &args, out);
     }
     if args.selector {
         return selector::run(ctx, &args.set, args.shortlist, args.verbose, out, err);

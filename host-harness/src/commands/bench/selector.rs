@@ -17,18 +17,18 @@ use std::path::Path;
 
 /// The labelled set (`tests/offline-selector/labelled.json`).
 #[derive(Deserialize)]
-struct Set {
-    directories: BTreeMap<String, Directory>,
-    requests: Vec<Request>,
+pub(super) struct Set {
+    pub(super) directories: BTreeMap<String, Directory>,
+    pub(super) requests: Vec<Request>,
 }
 
 #[derive(Deserialize)]
-struct Directory {
-    memories: BTreeMap<String, Memory>,
+pub(super) struct Directory {
+    pub(super) memories: BTreeMap<String, Memory>,
 }
 
 #[derive(Deserialize)]
-struct Memory {
+pub(super) struct Memory {
     #[serde(rename = "type")]
     memory_type: String,
     name: String,
@@ -37,11 +37,21 @@ struct Memory {
 }
 
 #[derive(Deserialize)]
-struct Request {
-    dir: String,
+pub(super) struct Request {
+    pub(super) dir: String,
     lang: String,
-    query: String,
-    expected: Vec<String>,
+    pub(super) query: String,
+    pub(super) expected: Vec<String>,
+}
+
+impl Set {
+    /// The labelled set at `path`.
+    pub(super) fn read(path: &Path) -> Result<Set, Failure> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))?;
+        serde_json::from_str(&text)
+            .map_err(|e| Failure::input(format!("{} is not a labelled set: {e}", path.display())))
+    }
 }
 
 /// What one configuration measured over the whole set.
@@ -70,10 +80,7 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Outcome {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))?;
-    let set: Set = serde_json::from_str(&text)
-        .map_err(|e| Failure::input(format!("{} is not a labelled set: {e}", path.display())))?;
+    let set = Set::read(path)?;
     let temp = tempfile::Builder::new().prefix("memdir-bench-selector-").tempdir()?;
     let home = temp.path().join("home");
     std::fs::create_dir_all(&home)?;
@@ -205,7 +212,7 @@ fn offers(user: &str, file: &str) -> bool {
 
 /// Writes the directory's memories and their index, oldest first, an hour apart, so that
 /// "newest first" is the order the set lists them in reverse.
-fn write_directory(dir: &Path, set: &Directory) -> Result<(), Failure> {
+pub(super) fn write_directory(dir: &Path, set: &Directory) -> Result<(), Failure> {
     std::fs::create_dir_all(dir)?;
     let mut index = String::new();
     let base = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400 * 30);
