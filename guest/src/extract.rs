@@ -517,15 +517,26 @@ pub fn apply_operations(
         }
     };
     let mut diagnostics = Vec::new();
-    let destructive = |op: &Value| matches!(op["op"].as_str(), Some("delete" | "update"));
-    let asked = ops.iter().filter(|op| destructive(op)).count();
-    // A model may not wipe the memory: past the run's share, nothing destructive applies.
-    let refused = (asked > caps.destructive).then(|| {
+    // A model may not wipe the memory: past the run's share, nothing destructive applies. Only
+    // what would otherwise apply counts (issue 28): a hostile or broken operation beside a real
+    // correction must not cost the correction.
+    let valid: Vec<String> = ops
+        .iter()
+        .filter_map(|op| {
+            let kind = op["op"].as_str().filter(|k| matches!(*k, "delete" | "update"))?;
+            let path = op["path"].as_str().unwrap_or("");
+            check_one(fs, target, op, kind, path).ok().map(|_| format!("{kind} {path}"))
+        })
+        .collect();
+    let refused = (valid.len() > caps.destructive).then(|| {
         caps.destructive = 0;
         format!(
-            "{label} asked to delete or overwrite {asked} memories; one run may change at most {} \
-             (a quarter of them, never more than {MAX_DESTRUCTIVE_PER_RUN}), so nothing destructive was applied",
-            caps.destructive_limit
+            "{label} asked to delete or overwrite {} memories; one run may change at most {} \
+             (a quarter of them, at least {MIN_DESTRUCTIVE_PER_RUN}, never more than {MAX_DESTRUCTIVE_PER_RUN}), \
+             so none of these was applied: {}",
+            valid.len(),
+            caps.destructive_limit,
+            valid.join(", ")
         )
     });
     if let Some(why) = &refused {
@@ -555,6 +566,9 @@ pub fn apply_operations(
 
 /// Deletions and overwrites one background run may make, at most (issue 18).
 pub const MAX_DESTRUCTIVE_PER_RUN: usize = 10;
+/// ... and at least, whatever the quarter: a directory of three can take an update and a
+/// delete in one turn (issue 28).
+pub const MIN_DESTRUCTIVE_PER_RUN: usize = 2;
 /// Memories one background run may create, at most.
 pub const MAX_CREATED_PER_RUN: usize = 20;
 
@@ -563,7 +577,7 @@ pub const MAX_CREATED_PER_RUN: usize = 20;
 pub struct RunCaps {
     /// Deletions and overwrites left.
     pub destructive: usize,
-    /// The run's share when it began: a quarter of the memories (at least one), at most 10.
+    /// The run's share when it began: a quarter of the memories, at least 2, at most 10.
     pub destructive_limit: usize,
     /// Creations left.
     pub created: usize,
@@ -573,7 +587,7 @@ impl RunCaps {
     /// The caps of a run over `memory_dir` as it is now.
     pub fn for_dir(fs: &dyn Fs, memory_dir: &str, now_ms: i64) -> Self {
         let existing = scan::scan(fs, memory_dir, now_ms).map_or(0, |r| r.found);
-        let limit = existing.div_ceil(4).clamp(1, MAX_DESTRUCTIVE_PER_RUN);
+        let limit = existing.div_ceil(4).clamp(MIN_DESTRUCTIVE_PER_RUN, MAX_DESTRUCTIVE_PER_RUN);
         RunCaps { destructive: limit, destructive_limit: limit, created: MAX_CREATED_PER_RUN }
     }
 }
@@ -585,6 +599,50 @@ fn apply_one(
     kind: &str,
     path: &str,
 ) -> std::result::Result<(), String> {
+    match check_one(fs, input, op, kind, path)? {
+        Planned::Delete { rel } => {
+            keep_in_trash(fs, input, &rel)?;
+            writer::forget_in(fs, input.memory_dir, &rel).map(|_| ()).map_err(|e| e.to_string())
+        }
+        Planned::Save { rel, exists, superseded, memory } => {
+            if exists {
+                keep_in_trash(fs, input, &rel)?;
+            }
+            let memory = Planned::in_file(&memory, &rel, superseded);
+            writer::save_in(fs, input.memory_dir, false, &memory).map(|_| ()).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// An operation that passed every check, ready to apply.
+enum Planned<'a> {
+    Delete {
+        rel: String,
+    },
+    /// `memory` without its file: it goes to `rel`, or replaces it when `superseded`.
+    Save {
+        rel: String,
+        exists: bool,
+        superseded: bool,
+        memory: writer::Memory<'a>,
+    },
+}
+
+impl Planned<'_> {
+    /// `memory` saved at `rel`, or under its own name replacing `rel` (an update that renames).
+    fn in_file<'m>(memory: &writer::Memory<'m>, rel: &'m str, superseded: bool) -> writer::Memory<'m> {
+        writer::Memory { file: (!superseded).then_some(rel), replaces: superseded.then_some(rel), ..*memory }
+    }
+}
+
+/// Every check an operation must pass, against the directory as it is now, writing nothing.
+fn check_one<'a>(
+    fs: &dyn Fs,
+    input: &Landing<'_>,
+    op: &'a Value,
+    kind: &str,
+    path: &str,
+) -> std::result::Result<Planned<'a>, String> {
     let rel = writer::valid_relative_path(path).map_err(|e| e.to_string())?;
     if rel.contains('/') {
         return Err("memories live at the top of the memory directory".to_string());
@@ -611,8 +669,7 @@ fn apply_one(
             if !exists {
                 return Err("there is no such memory to delete".to_string());
             }
-            keep_in_trash(fs, input, &rel)?;
-            writer::forget_in(fs, input.memory_dir, &rel).map(|_| ()).map_err(|e| e.to_string())
+            Ok(Planned::Delete { rel })
         }
         "create" | "update" => {
             if kind == "create" && exists {
@@ -636,17 +693,15 @@ fn apply_one(
                 memory_type,
                 name: text("name")?,
                 description: text("description")?,
-                file: if superseded { None } else { Some(&rel) },
-                replaces: superseded.then_some(rel.as_str()),
+                file: None,
+                replaces: None,
                 body: text("body")?,
                 now_ms: input.now_ms,
                 utc_offset_minutes: input.utc_offset_minutes,
                 scope: Some(writer::Scope::Private),
             };
-            if exists {
-                keep_in_trash(fs, input, &rel)?;
-            }
-            writer::save_in(fs, input.memory_dir, false, &memory).map(|_| ()).map_err(|e| e.to_string())
+            writer::check(false, &Planned::in_file(&memory, &rel, superseded)).map_err(|e| e.to_string())?;
+            Ok(Planned::Save { rel, exists, superseded, memory })
         }
         other => Err(format!("unknown op {other:?}: use create, update or delete")),
     }

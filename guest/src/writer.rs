@@ -136,6 +136,53 @@ pub struct ForgetReport {
 /// Saves a memory: validates everything, then writes the file and its index line.
 /// `team_memory` says whether team memory is on (R10.1).
 pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_>) -> Result<SaveReport> {
+    let Checked { name, description, file, replaces, body, conversions, scope } = checked(team_memory, req)?;
+    fs.create_dir_all(memory_dir)?;
+    let dir = match scope {
+        Scope::Private => memory_dir.to_string(),
+        Scope::Team => team_dir(fs, memory_dir)?,
+    };
+    let today = today(req.now_ms, req.utc_offset_minutes);
+    let draft = Draft {
+        name: &name,
+        description: &description,
+        memory_type: req.memory_type,
+        body: &body,
+        replaces: replaces.as_deref(),
+    };
+    let (saved, _) = journal::locked(fs, &dir, || save_locked(fs, &dir, file.as_deref(), &draft, today))?;
+    let in_scope =
+        |rel: &str| if scope == Scope::Team { format!("{TEAM_DIR}/{rel}") } else { rel.to_string() };
+    Ok(SaveReport {
+        path: in_scope(&saved.file),
+        created: saved.created,
+        index_line: saved.index_line,
+        conversions,
+        renamed_from: saved.renamed_from,
+        links_rewritten: saved.links_rewritten.iter().map(|f| in_scope(f)).collect(),
+        replaced: saved.replaced.map(|f| in_scope(&f)),
+    })
+}
+
+/// Whether [`save_in`] would take `req`, without touching the disk: every check of the memory
+/// itself (name, fields, body shape and size, dates, secrets, scope). A background writer
+/// counts only what passes against its cap.
+pub fn check(team_memory: bool, req: &Memory<'_>) -> Result<()> {
+    checked(team_memory, req).map(drop)
+}
+
+/// A memory that passed every check, in the form it is written.
+struct Checked {
+    name: String,
+    description: String,
+    file: Option<String>,
+    replaces: Option<String>,
+    body: String,
+    conversions: Vec<dates::Conversion>,
+    scope: Scope,
+}
+
+fn checked(team_memory: bool, req: &Memory<'_>) -> Result<Checked> {
     let name = memory_name(&one_line("name", req.name)?)?;
     let mut description = one_line("description", req.description)?;
     let file = req.file.map(valid_file_name).transpose()?;
@@ -183,31 +230,7 @@ pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_
         (None, true) => Scope::default_for(req.memory_type),
         (None, false) => Scope::Private,
     };
-    fs.create_dir_all(memory_dir)?;
-    let dir = match scope {
-        Scope::Private => memory_dir.to_string(),
-        Scope::Team => team_dir(fs, memory_dir)?,
-    };
-    let today = today(req.now_ms, req.utc_offset_minutes);
-    let draft = Draft {
-        name: &name,
-        description: &description,
-        memory_type: req.memory_type,
-        body: &body,
-        replaces: replaces.as_deref(),
-    };
-    let (saved, _) = journal::locked(fs, &dir, || save_locked(fs, &dir, file.as_deref(), &draft, today))?;
-    let in_scope =
-        |rel: &str| if scope == Scope::Team { format!("{TEAM_DIR}/{rel}") } else { rel.to_string() };
-    Ok(SaveReport {
-        path: in_scope(&saved.file),
-        created: saved.created,
-        index_line: saved.index_line,
-        conversions,
-        renamed_from: saved.renamed_from,
-        links_rewritten: saved.links_rewritten.iter().map(|f| in_scope(f)).collect(),
-        replaced: saved.replaced.map(|f| in_scope(&f)),
-    })
+    Ok(Checked { name, description, file, replaces, body, conversions, scope })
 }
 
 /// The team directory, created when missing, refused unless it really is `team/` inside the
