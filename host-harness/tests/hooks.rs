@@ -221,3 +221,21 @@ fn broken_ground_never_stands_in_the_clients_way() {
     );
     assert!(log.contains("larger than"), "{log}");
 }
+
+#[test]
+#[cfg(unix)]
+fn a_link_planted_as_the_session_folder_is_never_written_through() {
+    let h = Home::new();
+    let memory = h.memory_dir();
+    std::fs::create_dir_all(&memory).unwrap();
+    let elsewhere = h.home.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, memory.join(".sessions")).unwrap();
+    let (status, out) = h.hook(
+        &["hook", "codex", "prompt"],
+        &h.payload("UserPromptSubmit", json!({"turn_id": "t", "prompt": "anything"})),
+    );
+    assert_eq!((status, out.trim()), (0, "{}"));
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "nothing written through the link");
+    assert!(h.log().contains("not a plain folder"), "{}", h.log());
+}

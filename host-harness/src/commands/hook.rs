@@ -52,6 +52,9 @@ const CHILD_GUARD: &str = "MEMDIR_HOOK_CHILD";
 /// The largest payload read: a client sends a few kilobytes.
 const MAX_PAYLOAD: u64 = 4 << 20;
 
+/// The most of a prompt recall searches: a request, not a pasted log.
+const MAX_QUERY: usize = 32 << 10;
+
 /// The most prompt text kept for one turn's extraction.
 const MAX_TURN_LOG: u64 = 1 << 20;
 
@@ -157,13 +160,25 @@ impl Turn {
         PathBuf::from(name)
     }
 
-    /// `.sessions/`, created on first use (only where the memory directory exists).
+    /// `.sessions/`, created on first use (only where the memory directory exists). A link
+    /// planted in its place would send the hook's writes elsewhere: refused.
     fn ensure_dir(&self) -> Result<bool, Failure> {
         if !Path::new(&self.memory_dir).is_dir() {
             return Ok(false);
         }
         let dir = self.stem.parent().expect("in .sessions");
-        std::fs::create_dir_all(dir).map_err(|e| Failure::input(format!("{}: {e}", dir.display())))?;
+        match std::fs::symlink_metadata(dir) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(Failure::input(format!(
+                    "{}: not a plain folder (a link?); the hook keeps no state through it",
+                    dir.display()
+                )));
+            }
+            Err(_) => {
+                std::fs::create_dir(dir).map_err(|e| Failure::input(format!("{}: {e}", dir.display())))?
+            }
+        }
         Ok(true)
     }
 
@@ -231,10 +246,14 @@ fn prompt(
     let path = turn.file(".json");
     // A session file that is not one (a crash, an older memdir) starts a new session.
     let session = load_session(ctx, Some(&path)).unwrap_or_default();
+    let mut end = prompt.len().min(MAX_QUERY);
+    while !prompt.is_char_boundary(end) {
+        end -= 1;
+    }
     let query = Query {
         cwd: &turn.cwd,
         memory_dir: None,
-        query: prompt,
+        query: &prompt[..end],
         recent_tools: &[],
         already_read: &[],
         ignore_memory: false,
