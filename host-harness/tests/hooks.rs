@@ -239,3 +239,19 @@ fn a_link_planted_as_the_session_folder_is_never_written_through() {
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "nothing written through the link");
     assert!(h.log().contains("not a plain folder"), "{}", h.log());
 }
+
+#[test]
+fn a_resumed_session_gets_the_index_once_and_a_compacted_one_again() {
+    let h = Home::new();
+    std::fs::create_dir_all(h.memory_dir()).unwrap();
+    let start = |source: &str| {
+        let (status, out) = h
+            .hook(&["hook", "codex", "session-start"], &h.payload("SessionStart", json!({"source": source})));
+        assert_eq!(status, 0);
+        out.contains("additionalContext")
+    };
+    assert!(start("startup"));
+    // Codex resumes a compacted session with SessionStart(resume), then SessionStart(compact).
+    assert!(!start("resume"), "the resumed history still holds the index");
+    assert!(start("compact"), "compaction took it out of the history");
+}

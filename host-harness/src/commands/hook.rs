@@ -6,8 +6,8 @@
 //! model does, it exits 0 with the client's "carry on", and a failure is one line in memdir's
 //! log. The per-turn state lives in the memory directory's `.sessions/`, which team sync keeps
 //! local: the recall session (`<key>.json`), the user's prompts since the last stop
-//! (`<key>.jsonl`), when the turn began (`<key>.turn`), and a stopped turn waiting for its
-//! extraction (`<key>.<ms>.job.json`).
+//! (`<key>.jsonl`), when the turn began (`<key>.turn`), when the session's start was injected
+//! (`<key>.start`), and a stopped turn waiting for its extraction (`<key>.<ms>.job.json`).
 
 mod clients;
 
@@ -114,7 +114,19 @@ fn answer(ctx: &Context, args: &Args) -> Result<(Client, Option<String>), Failur
             if matches!(payload.source.as_deref(), Some("clear" | "compact")) {
                 turn.reset_session()?;
             }
-            session_start(ctx, client, &turn)?
+            // A resumed session still holds what its start injected (the clients keep hook text
+            // in the history): the index once, not again. After compaction it is gone.
+            let started = turn.file(".start");
+            if payload.source.as_deref() == Some("resume") && started.exists() {
+                None
+            } else {
+                let text = session_start(ctx, client, &turn)?;
+                if text.is_some() && turn.ensure_dir()? {
+                    std::fs::write(&started, ctx.now_ms().to_string())
+                        .map_err(|e| Failure::input(format!("{}: {e}", started.display())))?;
+                }
+                text
+            }
         }
         Event::Prompt => prompt(ctx, client, &turn, payload.prompt.as_deref())?,
         Event::Stop => {
