@@ -79,7 +79,10 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> crate::cli::Outcom
         let _ = std::fs::remove_file(job);
         return Ok(());
     }
-    let (client, context) = match answer(ctx, &args) {
+    // Even a bug in memdir must not stand in the way: Cline reads a failed hook as "cancel".
+    let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer(ctx, &args)))
+        .unwrap_or_else(|_| Err(Failure::input("memdir hit a bug answering this hook")));
+    let (client, context) = match answered {
         Ok(answer) => answer,
         Err(e) => {
             log(ctx, args.client, args.event, &e.message);
