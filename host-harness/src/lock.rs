@@ -1,5 +1,5 @@
 //! The writers' lock, one protocol for every memdir host on every platform: this harness (CLI,
-//! MCP server) and the VS Code extension (`extension/vscode/src/core/lock.ts`), with no native
+//! MCP server) and the VS Code extension (`packages/core-js/src/lock.ts`), with no native
 //! module and no helper program.
 //!
 //! The lock is held by whoever created `.memdir.lock` (create-exclusive: `O_CREAT|O_EXCL`,

@@ -183,7 +183,7 @@ fn ts_strings(source: &str, name: &str) -> Vec<String> {
 #[test]
 fn the_vs_code_extension_runs_git_with_the_cores_arguments() {
     // issue 24, defect 3: the two hosts' lists are one list.
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../extension/vscode/src/core/gitfacts.ts");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../packages/core-js/src/gitfacts.ts");
     let ts = std::fs::read_to_string(path).unwrap();
     assert_eq!(ts_strings(&ts, "GIT_SAFE_ARGS"), GIT_SAFE_ARGS);
     assert_eq!(ts_strings(&ts, "GIT_LS_FILES"), GIT_LS_FILES);

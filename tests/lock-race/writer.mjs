@@ -9,10 +9,9 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = path.resolve(here, "../../extension/vscode/dist");
-const { MemoryCore, ConfinedFs } = createRequire(import.meta.url)(path.join(dist, "core.js"));
+const { MemoryCore, ConfinedFs } = createRequire(import.meta.url)(path.resolve(here, "../../packages/core-js"));
 const [dir, prefix, count] = [process.argv[2], process.argv[3], Number(process.argv[4])];
-const core = new MemoryCore(dist);
+const core = new MemoryCore();
 core.scan(new ConfinedFs().grantRead("/"), dir, 0n); // instantiated before the start
 fs.writeFileSync(path.join(dir, "..", `ready-${prefix}`), "");
 const sleeper = new Int32Array(new SharedArrayBuffer(4));

@@ -5,7 +5,7 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { CheckReport, Finding } from "./core";
+import type { CheckReport, Finding } from "@memdir/core";
 import type { Workspace } from "./memory";
 
 const SOURCE = "memdir";

@@ -3,7 +3,7 @@
 // lexically and nothing that needs a model runs.
 
 import * as vscode from "vscode";
-import type { ModelRequest } from "./core";
+import type { ModelRequest } from "@memdir/core";
 
 /** Why no model answered, in words for the user. */
 export class NoModel extends Error {}

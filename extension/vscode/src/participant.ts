@@ -6,7 +6,7 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { ModelRequest } from "./core";
+import type { ModelRequest } from "@memdir/core";
 import { ask } from "./model";
 import type { Workspace } from "./memory";
 

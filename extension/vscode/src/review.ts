@@ -4,7 +4,7 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { Finding } from "./core";
+import type { Finding } from "@memdir/core";
 import type { Workspace } from "./memory";
 
 export async function review(workspace: Workspace, refresh: () => void): Promise<void> {

@@ -10,15 +10,12 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, "../../..");
+import { core as pkg, dist, repo } from "./package.mjs";
+
 const casesDir = path.join(repo, "tests/conformance");
-const dist = path.resolve(here, "../dist");
-const { MemoryCore, ConfinedFs, CoreError } = createRequire(import.meta.url)(path.join(dist, "core.js"));
+const { MemoryCore, ConfinedFs, CoreError } = pkg;
 const core = new MemoryCore(dist);
 
 /** Every file's mtime unless the case says otherwise: 2026-01-01T00:00:00.000Z. */

@@ -10,12 +10,11 @@ import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { createRequire } from "node:module";
 
-const require = createRequire(import.meta.url);
-const here = path.dirname(new URL(import.meta.url).pathname);
-const { gitFacts } = require(path.resolve(here, "../dist/core.js"));
-const fixture = path.resolve(here, "../../../host-harness/tests/fixtures/hostile-git-repo.sh");
+import { core, repo } from "./package.mjs";
+
+const { gitFacts } = core;
+const fixture = path.join(repo, "host-harness/tests/fixtures/hostile-git-repo.sh");
 
 /** An HTTP server in a process of its own (gitFacts blocks this one) that asks for a password. */
 async function passwordServer() {

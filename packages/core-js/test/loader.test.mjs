@@ -6,13 +6,10 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { createRequire } from "node:module";
 
-const require = createRequire(import.meta.url);
-const dist = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../dist");
-const { MemoryCore, ConfinedFs, CoreTrap, CoreError, guardImports, ALLOWED_IMPORTS, wasiImports, CoreExited } = require(
-  path.join(dist, "core.js"),
-);
+import { core as pkg, dist, memdirBin, packageDir } from "./package.mjs";
+
+const { MemoryCore, ConfinedFs, CoreTrap, CoreError, guardImports, ALLOWED_IMPORTS, wasiImports, CoreExited, Lock, runGitSync, runGitAsync } = pkg;
 
 /** The core's target for a memory directory of its own, with a home of its own. */
 const target = (dir) => ({ cwd: dir, env: [["HOME", dir]], memoryDir: dir });
@@ -65,7 +62,7 @@ test("the WASI shim has no environment, and exit throws instead of ending the pr
 });
 
 test("the extension and the memdir CLI writing at once lose nothing (one lock for both)", async () => {
-  const bin = path.resolve(dist, "../../../target/debug/memdir");
+  const bin = memdirBin;
   if (!fs.existsSync(bin)) throw new Error(`build the CLI first: ${bin} is missing`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-lock-"));
   const per = 15;
@@ -88,10 +85,9 @@ test("the extension and the memdir CLI writing at once lose nothing (one lock fo
 });
 
 test("a writer killed while it holds the lock blocks the others only until it is seen dead", async () => {
-  const bin = path.resolve(dist, "../../../target/debug/memdir");
+  const bin = memdirBin;
   if (!fs.existsSync(bin)) throw new Error(`build the CLI first: ${bin} is missing`);
   const { spawn, spawnSync } = await import("node:child_process");
-  const { Lock } = require(path.join(dist, "core.js"));
   for (const holderKind of ["node", "cli"]) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `memdir-killed-${holderKind}-`));
     const lockFile = path.join(dir, ".memdir.lock");
@@ -99,7 +95,7 @@ test("a writer killed while it holds the lock blocks the others only until it is
     // team sync's git hook.
     let holder;
     if (holderKind === "node") {
-      const code = `require(${JSON.stringify(path.join(dist, "core.js"))}).Lock.acquire(${JSON.stringify(lockFile)}, 5000); setInterval(() => {}, 1000);`;
+      const code = `require(${JSON.stringify(packageDir)}).Lock.acquire(${JSON.stringify(lockFile)}, 5000); setInterval(() => {}, 1000);`;
       holder = spawn(process.execPath, ["-e", code], { stdio: "ignore" });
     } else {
       const team = path.join(dir, "team");
@@ -161,7 +157,6 @@ test("a FIFO named .memdir.lock is refused at once, before anything is written (
 });
 
 test("team sync runs through the jco-loaded core: git runs here, the core decides (issue 13)", async () => {
-  const { runGitSync, runGitAsync } = require(path.join(dist, "core.js"));
   const { execFileSync } = await import("node:child_process");
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-loader-team-"));
   const bare = path.join(root, "team.git");

@@ -7,8 +7,8 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { instantiate } from "../../generated/memdir-core.js";
-import type { Root } from "../../generated/memdir-core.js";
+import { instantiate } from "../generated/memdir-core.js";
+import type { Root } from "../generated/memdir-core.js";
 import { type ConfinedFs, FsFailure } from "./hostfs";
 import { wasiImports } from "./wasi";
 
