@@ -5,8 +5,8 @@ use crate::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
 use crate::model::{ModelCall, Reply, Step};
 use crate::target::Target;
 use crate::{
-    approval, budget, check, dailylog, dream, evidence, extract, freshness, index, instructions, manifest,
-    model, paths, prompt, recall, scan, switches, team, trash, writer,
+    approval, budget, check, dailylog, dream, evidence, extract, freshness, hook, index, instructions,
+    manifest, model, paths, prompt, recall, scan, switches, team, trash, writer,
 };
 
 wit_bindgen::generate!({
@@ -739,6 +739,24 @@ fn wit_dream_step(step: Step<dream::DreamResult>) -> ex::dream::DreamStep {
 }
 
 export!(Component);
+
+impl ex::hook::Guest for Component {
+    fn recall_context(attachments: Vec<ex::recall::Attachment>, cap_bytes: Option<u32>) -> Option<String> {
+        hook::recall_context(attachments.iter().map(|a| a.text.as_str()), hook_cap(cap_bytes))
+    }
+
+    fn fit(text: String, cap_bytes: Option<u32>) -> String {
+        hook::fit(&text, hook_cap(cap_bytes))
+    }
+
+    fn session_name(client: String, session: Option<String>) -> String {
+        hook::session_name(&client, session.as_deref())
+    }
+}
+
+fn hook_cap(cap_bytes: Option<u32>) -> usize {
+    cap_bytes.map_or(hook::COMMON_CAP, |c| c as usize)
+}
 
 impl ex::team::Guest for Component {
     fn start(input: ex::team::TeamInput) -> Result<ex::team::TeamStep, wit::Error> {

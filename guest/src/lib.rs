@@ -41,6 +41,7 @@ pub mod freshness;
 pub mod frontmatter;
 pub mod fs;
 pub mod glob;
+pub mod hook;
 pub mod index;
 pub mod instructions;
 pub mod journal;
