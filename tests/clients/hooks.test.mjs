@@ -1,4 +1,4 @@
-// Memory that happens by itself in real agents (issue 26, R14): Codex CLI and Gemini CLI, pinned,
+// Memory that happens by itself in real agents (issue 26, R14): Codex CLI, Gemini CLI and opencode (through memdir's plugin), pinned,
 // each in a throwaway HOME after `memdir setup --client X --yes`, run one real turn against a
 // scripted model on a loopback HTTP stub. The request the client sends carries the index and
 // the recalled memory's body; after the turn the memory the scripted extraction asked for is on
@@ -24,7 +24,7 @@ const PROMPT = "why does the bedroom heating start at 5am on weekdays?";
 const BODY = "The bedroom heating starts at 05:00 on weekdays.";
 const LEARNED = "feedback_release_tags.md";
 
-/** A loopback model for both clients: OpenAI's Responses stream and Gemini's generateContent. */
+/** A loopback model for the three clients: OpenAI's Responses stream, Gemini's generateContent, chat completions. */
 async function stub() {
   const requests = [];
   const server = http.createServer((req, res) => {
@@ -59,6 +59,14 @@ async function stub() {
         if (gemini[1] === "streamGenerateContent") return sse([reply]);
         res.writeHead(200, { "content-type": "application/json" });
         return res.end(JSON.stringify(reply));
+      }
+      if (path.endsWith("/chat/completions")) {
+        // opencode (OpenAI-compatible chat completions, streamed); its title requests get a title.
+        const title = /You are a title generator/.test(body);
+        const chunk = (delta, finish_reason = null) => ({ id: `chat_${requests.length}`, object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason }] });
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        for (const e of [chunk({ role: "assistant", content: title ? "Heating" : "Noted." }), chunk({}, "stop")]) res.write(`data: ${JSON.stringify(e)}\n\n`);
+        return res.end("data: [DONE]\n\n");
       }
       res.writeHead(404).end();
     });
@@ -203,6 +211,44 @@ test("Gemini CLI: the index and the recalled memory reach the model; the turn's 
 
     w.run(memdir, ["setup", "--client", "gemini", "--remove", "--yes"]);
     assert.equal(readFileSync(settings, "utf8"), original, "settings.json byte for byte as it was");
+  } finally {
+    await model.close();
+    w.done();
+  }
+});
+
+test("opencode: memdir's plugin puts the index and the recalled memory in the request; the turn's lesson is saved", async () => {
+  const w = world();
+  const model = await stub();
+  try {
+    const dir = join(w.home, ".config/opencode");
+    mkdirSync(dir, { recursive: true });
+    const config = join(dir, "opencode.json");
+    const original = JSON.stringify({
+      $schema: "https://opencode.ai/config.json", autoupdate: false, share: "disabled", model: "stub/m",
+      provider: { stub: { npm: "@ai-sdk/openai-compatible", options: { baseURL: `http://127.0.0.1:${model.port}/v1`, apiKey: "x" }, models: { m: {} } } },
+    }, null, 2) + "\n";
+    writeFileSync(config, original);
+    // opencode installs its plugin SDK into its config folder at start unless it is there: say it is (no network here).
+    mkdirSync(join(dir, "node_modules"));
+    writeFileSync(join(dir, "package-lock.json"), JSON.stringify({ packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } } }));
+
+    const said = w.run(memdir, ["setup", "--client", "opencode", "--yes", "--llm", w.llm]);
+    assert.match(said, /automatic through memdir's plugin/, said);
+    const plugin = join(dir, "plugin/memdir.js");
+    assert.ok(existsSync(plugin), "the plugin file is written");
+    const quiet = { OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_SHARE: "1", OPENCODE_DISABLE_LSP_DOWNLOAD: "1" };
+    // The prompt as separate words: opencode quotes one argument that holds spaces.
+    const turn = await client(w, bin("opencode"), ["run", ...PROMPT.split(" ")], quiet);
+    assert.equal(turn.status, 0, turn.text);
+    const sent = model.requests.filter((r) => r.url.endsWith("/chat/completions") && r.body.includes('"tools"')).map((r) => r.body).join("\n");
+    await afterTheTurn(w, sent, join(w.home, ".local/state/memdir/hook.log"));
+    // Each memory once per session: the recall session is kept beside the shell hooks' ones.
+    assert.ok(readdirSync(join(w.memory, ".sessions")).some((f) => /^opencode-ses_.*\.json$/.test(f)));
+
+    w.run(memdir, ["setup", "--client", "opencode", "--remove", "--yes"]);
+    assert.equal(readFileSync(config, "utf8"), original, "opencode.json byte for byte as it was");
+    assert.ok(!existsSync(plugin), "the plugin file setup wrote is gone");
   } finally {
     await model.close();
     w.done();

@@ -5,21 +5,16 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { ConfinedFs, MemoryCore, gitFacts, runGitAsync, runGitSync } from "@memdir/core";
+import { ConfinedFs, MemoryCore, coreEnv as baseEnv, gitFacts, runGitAsync, runGitSync } from "@memdir/core";
 import type { CheckReport, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, RecallResult, SaveReport, Target, TeamReport } from "@memdir/core";
 
 /** The memory types, in the order the view lists them. */
 export const TYPES = ["user", "feedback", "project", "reference"] as const;
 export type MemoryType = (typeof TYPES)[number];
 
-/** The environment variables the core reads; nothing else from `process.env` reaches it. */
-const PASSED = /^(HOME|CLAUDE_CONFIG_DIR|CLAUDE_CODE_[A-Z_]+|MEMDIR_[A-Z_]+)$/;
-
 /** The environment the core sees: the user's, overridden by the extension's settings. */
 export function coreEnv(): Env {
-  const env = new Map<string, string>();
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && PASSED.test(k)) env.set(k, v);
-  if (!env.has("HOME")) env.set("HOME", os.homedir());
+  const env = new Map<string, string>(baseEnv());
   const config = vscode.workspace.getConfiguration("memdir");
   const flag = (key: string, name: string, invert = false) => {
     const value = config.get<boolean | null>(key);

@@ -58,6 +58,9 @@ const MAX_QUERY: usize = 32 << 10;
 /// The most prompt text kept for one turn's extraction.
 const MAX_TURN_LOG: u64 = 1 << 20;
 
+/// The most prompts of one turn a plugin may hand over (the payload itself is bounded too).
+const MAX_TURN_PROMPTS: usize = 256;
+
 /// Runs the hook. Always exit 0: every failure goes to memdir's log, not the agent.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> crate::cli::Outcome {
     if args.sync_worker {
@@ -127,7 +130,7 @@ fn answer(ctx: &Context, args: &Args) -> Result<(Client, Option<String>), Failur
         }
         Event::Prompt => prompt(ctx, client, &turn, payload.prompt.as_deref())?,
         Event::Stop => {
-            stop(ctx, args, &turn, payload.reply.as_deref())?;
+            stop(ctx, args, &turn, &payload)?;
             None
         }
         Event::PreCompact | Event::PostCompact => {
@@ -297,17 +300,36 @@ struct Job {
 
 /// The turn's log becomes a job for a detached extraction; the hook returns at once. Without a
 /// model there is nothing to do, and the log goes.
-fn stop(ctx: &Context, args: &Args, turn: &Turn, reply: Option<&str>) -> Result<(), Failure> {
-    let log = turn.file(".jsonl");
-    let turn_file = turn.file(".turn");
-    let transcript = match std::fs::read_to_string(&log) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(Failure::input(format!("{}: {e}", log.display()))),
+fn stop(ctx: &Context, args: &Args, turn: &Turn, payload: &Payload) -> Result<(), Failure> {
+    let (transcript, began) = match &payload.turn {
+        // A plugin that keeps the turn itself (opencode) hands it over whole.
+        Some(prompts) => {
+            if prompts.is_empty() || !turn.ensure_dir()? {
+                return Ok(());
+            }
+            let mut log = String::new();
+            for prompt in prompts.iter().take(MAX_TURN_PROMPTS) {
+                log.push_str(&serde_json::json!({ "role": "user", "content": prompt }).to_string());
+                log.push('\n');
+            }
+            (log, payload.turn_began_ms.unwrap_or(0))
+        }
+        None => {
+            let log = turn.file(".jsonl");
+            let turn_file = turn.file(".turn");
+            let transcript = match std::fs::read_to_string(&log) {
+                Ok(text) => text,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(Failure::input(format!("{}: {e}", log.display()))),
+            };
+            let began =
+                std::fs::read_to_string(&turn_file).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
+            let _ = std::fs::remove_file(&log);
+            let _ = std::fs::remove_file(&turn_file);
+            (transcript, began)
+        }
     };
-    let began = std::fs::read_to_string(&turn_file).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
-    let _ = std::fs::remove_file(&log);
-    let _ = std::fs::remove_file(&turn_file);
+    let reply = payload.reply.as_deref();
     let spec = args.llm.as_deref().or_else(|| ctx.var("MEMDIR_LLM"));
     if spec.is_none_or(|s| s == "offline") {
         return Ok(());

@@ -9,6 +9,7 @@
 mod clients;
 mod edit;
 mod hooks;
+mod plugin;
 mod swap;
 
 /// The clients and the editors without the disk, for the `setup-editors` fuzz target
@@ -108,6 +109,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         return check(ctx, &chosen, out);
     }
     let program = program(ctx)?;
+    let package = plugin::package(ctx.var("MEMDIR_OPENCODE_PLUGIN"), Path::new(&program));
     let mut plans = Vec::new();
     let mut failed = false;
     for client in chosen {
@@ -119,7 +121,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
             )?;
             continue;
         }
-        for (file, edits) in files(client, &program, args.llm.as_deref()) {
+        for (file, edits) in files(client, &program, args.llm.as_deref(), package.as_deref(), args.remove) {
             match plan(client, &file, &edits, args.remove) {
                 Ok(Some(plan)) => plans.push(plan),
                 Ok(None) => writeln!(
@@ -168,7 +170,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         if args.remove { "no longer start memdir" } else { "start memdir with this project's memory" }
     )?;
     if !args.remove {
-        automatic(&clients, args.llm.is_some() || ctx.var("MEMDIR_LLM").is_some(), out)?;
+        automatic(&clients, args.llm.is_some() || ctx.var("MEMDIR_LLM").is_some(), package.is_some(), out)?;
     }
     finish(failed)
 }
@@ -262,6 +264,8 @@ fn registered(client: &Client) -> Result<(Option<String>, Option<serde_json::Val
 enum Edit<'a> {
     Server(&'a Client, &'a str),
     Hooks(hooks::HookSet),
+    /// A plugin file setup writes whole (plugin.rs).
+    Plugin(String),
 }
 
 impl Edit<'_> {
@@ -273,6 +277,12 @@ impl Edit<'_> {
                 client.place.add(text, &client.entry(program, old.as_ref()))
             }
             Edit::Hooks(set) => set.add(text),
+            Edit::Plugin(content) => match text {
+                Some(text) if !plugin::is_memdirs(text) => {
+                    Err("a file of that name that memdir did not write is there; setup leaves it".into())
+                }
+                _ => Ok(content.clone()),
+            },
         }
     }
 
@@ -284,6 +294,7 @@ impl Edit<'_> {
                 Ok(old.as_ref() == Some(&client.entry(program, old.as_ref())))
             }
             Edit::Hooks(set) => set.is_in(text),
+            Edit::Plugin(content) => Ok(text == Some(content.as_str())),
         }
     }
 
@@ -291,6 +302,7 @@ impl Edit<'_> {
         match self {
             Edit::Server(client, _) => Ok(client.place.registered(text)?.is_some()),
             Edit::Hooks(_) => Ok(!hooks::HookSet::registered(text)?.is_empty()),
+            Edit::Plugin(_) => Ok(plugin::is_memdirs(text)),
         }
     }
 
@@ -302,6 +314,8 @@ impl Edit<'_> {
                 header: set.header.clone(),
                 items: hooks::HookSet::registered(text)?,
             }),
+            // Setup wrote the file whole: as it stands, it is what adding it made.
+            Edit::Plugin(_) => Edit::Plugin(text.to_string()),
         })
     }
 
@@ -309,14 +323,31 @@ impl Edit<'_> {
         match self {
             Edit::Server(client, _) => client.place.remove(text),
             Edit::Hooks(_) => hooks::HookSet::remove(text),
+            Edit::Plugin(_) => Ok(String::new()),
         }
     }
 }
 
 /// The files setup edits for a client, each with its edits: the server entry, and the hooks
-/// where the client has them (in the same file or one of their own).
-fn files<'a>(client: &'a Client, program: &'a str, llm: Option<&str>) -> Vec<(PathBuf, Vec<Edit<'a>>)> {
+/// where the client has them (in the same file or one of their own), or its plugin file when
+/// the plugin package is there (`package`; removal needs none).
+fn files<'a>(
+    client: &'a Client,
+    program: &'a str,
+    llm: Option<&str>,
+    package: Option<&Path>,
+    remove: bool,
+) -> Vec<(PathBuf, Vec<Edit<'a>>)> {
     let mut files = vec![(client.file.clone(), vec![Edit::Server(client, program)])];
+    if let Some(file) = &client.plugin {
+        match (package, remove) {
+            (_, true) => files.push((file.clone(), vec![Edit::Plugin(String::new())])),
+            (Some(package), false) => {
+                files.push((file.clone(), vec![Edit::Plugin(plugin::content(package, program, llm))]))
+            }
+            (None, false) => {}
+        }
+    }
     if let Some(hook_file) = &client.hooks {
         let edit = Edit::Hooks(hook_file.set(program, llm));
         match files.iter_mut().find(|(file, _)| *file == hook_file.file) {
@@ -387,9 +418,26 @@ fn plan<'a>(
 }
 
 /// Says, per client, what is now automatic and what is not (R14).
-fn automatic(clients: &[&Client], has_model: bool, out: &mut dyn Write) -> io::Result<()> {
+fn automatic(clients: &[&Client], has_model: bool, has_plugin: bool, out: &mut dyn Write) -> io::Result<()> {
     let mut stop_needs_model = false;
     for client in clients {
+        if client.plugin.is_some() {
+            if has_plugin {
+                writeln!(
+                    out,
+                    "{}: automatic through memdir's plugin: the index in every request, recall at every prompt, extraction when a turn ends.",
+                    client.title
+                )?;
+                stop_needs_model = true;
+            } else {
+                writeln!(
+                    out,
+                    "{}: memdir's plugin (@memdir/opencode) was not found beside this memdir; recall and saving go through memdir's tools (MCP) until you set MEMDIR_OPENCODE_PLUGIN to its dist/index.js and run setup again.",
+                    client.title
+                )?;
+            }
+            continue;
+        }
         match (&client.hooks, client.id) {
             (Some(hook_file), _) => {
                 let recall = if hook_file.client == "copilot" {

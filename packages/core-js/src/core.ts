@@ -6,6 +6,7 @@
 // between calls so they survive a new instance.
 
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { instantiate } from "../generated/memdir-core.js";
 import type { Root } from "../generated/memdir-core.js";
@@ -46,6 +47,17 @@ export type TeamReport = Extract<TeamStep, { tag: "done" }>["val"];
 export type GitCommand = Extract<TeamStep, { tag: "run" }>["val"]["command"];
 export type GitOutput = Parameters<Root["team"]["resume"]>[1];
 export type Env = Array<[string, string]>;
+
+/** The environment variables the core reads; nothing else from the process's environment reaches it. */
+const PASSED_ENV = /^(HOME|CLAUDE_CONFIG_DIR|CLAUDE_CODE_[A-Z_]+|MEMDIR_[A-Z_]+)$/;
+
+/** What the core sees of `source` (the process's environment): the variables it reads, `HOME` always. */
+export function coreEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const env = new Map<string, string>();
+  for (const [k, v] of Object.entries(source)) if (v !== undefined && PASSED_ENV.test(k)) env.set(k, v);
+  if (!env.has("HOME")) env.set("HOME", os.homedir());
+  return [...env];
+}
 
 /** One step of a workflow: ask the model, or done. */
 export type Step<T> = { tag: "ask"; val: ModelCall } | { tag: "done"; val: T };
@@ -261,8 +273,24 @@ export class MemoryCore {
     return this.call("instructions.load", grant, (r) => r.instructions.load(request));
   }
 
-  prompt(grant: ConfinedFs, request: LoadRequest, indexStep = true, ignoreMemory = false): string {
-    return this.call("instructions.prompt", grant, (r) => r.instructions.prompt(request, { indexStep, ignoreMemory, instructionFiles: true }));
+  /** The memory part of the system prompt (R12.1); without the instruction files when the agent reads them itself. */
+  prompt(grant: ConfinedFs, request: LoadRequest, indexStep = true, ignoreMemory = false, instructionFiles = true): string {
+    return this.call("instructions.prompt", grant, (r) => r.instructions.prompt(request, { indexStep, ignoreMemory, instructionFiles }));
+  }
+
+  /** Recalled memories as hook text (R14): framed as data, whole ones only, within `capBytes` (default: the common limit). */
+  hookRecallContext(attachments: RecallResult["attachments"], capBytes?: number): string | undefined {
+    return this.call("hook.recall-context", undefined, (r) => r.hook.recallContext(attachments, capBytes));
+  }
+
+  /** Hook text within `capBytes`, cut at a line end with a note when too long. */
+  hookFit(text: string, capBytes?: number): string {
+    return this.call("hook.fit", undefined, (r) => r.hook.fit(text, capBytes));
+  }
+
+  /** A client's session as a file name in `.sessions/` (no id can name a path outside it). */
+  hookSessionName(client: string, session: string | undefined): string {
+    return this.call("hook.session-name", undefined, (r) => r.hook.sessionName(client, session));
   }
 
   save(grant: ConfinedFs, request: SaveRequest): SaveReport {

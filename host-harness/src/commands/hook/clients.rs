@@ -23,6 +23,9 @@ pub enum Client {
     Cn,
     /// Kiro CLI.
     Kiro,
+    /// opencode, through memdir's plugin (packages/opencode), which recalls in-process and
+    /// calls `memdir hook opencode stop` with the whole turn.
+    Opencode,
 }
 
 /// The lifecycle events memdir acts on.
@@ -50,6 +53,10 @@ pub struct Payload {
     pub reply: Option<String>,
     /// Why a session started (`startup`, `resume`, `clear`, `compact`).
     pub source: Option<String>,
+    /// The turn's prompts, from a plugin that keeps them itself (opencode's `prompts`).
+    pub turn: Option<Vec<String>>,
+    /// When that turn began, ms since the epoch (`turn_began_ms`).
+    pub turn_began_ms: Option<i64>,
 }
 
 impl Client {
@@ -109,12 +116,28 @@ impl Client {
                     .or_else(|| text(&["taskStart", "taskMetadata", "initialTask"])),
                 ..Payload::default()
             },
+            Client::Opencode => Payload {
+                session: text(&["session_id"]),
+                cwd: text(&["cwd"]),
+                reply: text(&["last_assistant_message"]),
+                turn: payload.get("prompts").and_then(Value::as_array).map(|prompts| {
+                    prompts
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_string)
+                        .collect()
+                }),
+                turn_began_ms: payload.get("turn_began_ms").and_then(Value::as_i64),
+                ..Payload::default()
+            },
             _ => Payload {
                 session: text(&["session_id"]),
                 cwd: text(&["cwd"]),
                 prompt: text(&["prompt"]).map(|p| without_hook_context(&p)),
                 reply: text(&["last_assistant_message"]).or_else(|| text(&["prompt_response"])),
                 source: text(&["source"]),
+                ..Payload::default()
             },
         }
     }
@@ -222,7 +245,25 @@ mod tests {
             Client::Kiro => {
                 json!({ "hook_event_name": "userPromptSubmit", "cwd": "/w", "prompt": "why is the build red?" })
             }
+            // What memdir's own plugin sends at a stop (packages/opencode/src/index.ts).
+            Client::Opencode => json!({
+                "session_id": "ses_1", "cwd": "/w", "prompts": ["why is the build red?", "", 7],
+                "turn_began_ms": 1_767_225_600_000_i64, "last_assistant_message": "a flaky test"
+            }),
         }
+    }
+
+    #[test]
+    fn opencodes_plugin_hands_over_the_whole_turn() {
+        let read = Client::Opencode.sender(&fixture(Client::Opencode));
+        assert_eq!(read, Client::Opencode);
+        let payload = read.read(&fixture(Client::Opencode));
+        assert_eq!(payload.turn, Some(vec!["why is the build red?".to_string()]));
+        assert_eq!(payload.turn_began_ms, Some(1_767_225_600_000));
+        assert_eq!(payload.reply.as_deref(), Some("a flaky test"));
+        assert_eq!((payload.session.as_deref(), payload.cwd.as_deref()), (Some("ses_1"), Some("/w")));
+        // Another client's payload is never taken for a whole turn.
+        assert_eq!(Client::Codex.read(&fixture(Client::Opencode)).turn, None);
     }
 
     const ALL: [Client; 8] = [

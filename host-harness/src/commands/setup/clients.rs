@@ -27,6 +27,9 @@ pub struct Client {
     pub extension: Option<(PathBuf, Installed)>,
     /// Its lifecycle hooks, where it has hooks memdir installs (R14).
     pub hooks: Option<HookFile>,
+    /// Where memdir's plugin goes, for a client whose hooks are plugins in its own process
+    /// (opencode): a small file setup writes whole, which loads `@memdir/opencode`.
+    pub plugin: Option<PathBuf>,
     shape: Shape,
 }
 
@@ -264,6 +267,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             executables: &["claude"],
             extension: None,
             hooks: None,
+            plugin: None,
             shape: Shape::Claude,
         },
         Client {
@@ -286,6 +290,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
                 style: HookStyle::Cursor,
                 trust: None,
             }),
+            plugin: None,
             shape: Shape::Plain,
         },
         Client {
@@ -310,6 +315,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
                 style: HookStyle::Flat { timeout: 10 },
                 trust: None,
             }),
+            plugin: None,
             shape: Shape::Typed,
         },
         Client {
@@ -322,6 +328,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             // It starts `memdir mcp` as a context server.
             extension: Some((dirs.zed_extensions(), Installed::As("memdir"))),
             hooks: None,
+            plugin: None,
             shape: Shape::WithEnv,
         },
         Client {
@@ -346,6 +353,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
                     "Codex runs a new or changed hook only once you trust it: open `codex`, type /hooks and trust memdir's four",
                 ),
             }),
+            plugin: None,
             shape: Shape::Plain,
         },
         Client {
@@ -368,6 +376,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
                 style: HookStyle::Nested { timeout: 10_000, named: true },
                 trust: None,
             }),
+            plugin: None,
             shape: Shape::Plain,
         },
         Client {
@@ -379,6 +388,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             executables: &["opencode"],
             extension: None,
             hooks: None,
+            plugin: Some(dirs.xdg_config.join("opencode/plugin/memdir.js")),
             shape: Shape::Opencode,
         },
         Client {
@@ -390,6 +400,7 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
             executables: &["windsurf"],
             extension: None,
             hooks: None,
+            plugin: None,
             shape: Shape::Plain,
         },
     ]
