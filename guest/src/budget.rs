@@ -132,6 +132,16 @@ impl Session {
         self.session_bytes = self.session_bytes.saturating_add(bytes);
     }
 
+    /// Takes back an injection the host could not deliver (a hook's client takes less text
+    /// than the turn's budget): the memory may be recalled again, and its bytes are not counted.
+    pub fn withdraw(&mut self, path: &str, bytes: u32) {
+        if let Some(i) = self.surfaced.iter().position(|p| p == path) {
+            self.surfaced.remove(i);
+            self.turn_bytes = self.turn_bytes.saturating_sub(bytes);
+            self.session_bytes = self.session_bytes.saturating_sub(bytes);
+        }
+    }
+
     /// Paths surfaced so far, oldest first.
     pub fn surfaced(&self) -> &[String] {
         &self.surfaced
@@ -165,6 +175,18 @@ mod tests {
         assert!(!s.can_inject("a.md", 100));
         s.compact();
         assert!(s.can_inject("a.md", 100));
+    }
+
+    #[test]
+    fn a_withdrawn_injection_can_be_made_again_and_costs_nothing() {
+        let mut s = Session::new();
+        s.record_injection("a.md", 100);
+        s.record_injection("b.md", 50);
+        s.withdraw("a.md", 100);
+        assert!(s.can_inject("a.md", 100));
+        assert_eq!((s.surfaced(), s.turn_bytes(), s.session_bytes()), (&["b.md".to_string()][..], 50, 50));
+        s.withdraw("never.md", 70);
+        assert_eq!(s.session_bytes(), 50);
     }
 
     #[test]

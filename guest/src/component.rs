@@ -741,8 +741,24 @@ fn wit_dream_step(step: Step<dream::DreamResult>) -> ex::dream::DreamStep {
 export!(Component);
 
 impl ex::hook::Guest for Component {
-    fn recall_context(attachments: Vec<ex::recall::Attachment>, cap_bytes: Option<u32>) -> Option<String> {
-        hook::recall_context(attachments.iter().map(|a| a.text.as_str()), hook_cap(cap_bytes))
+    fn recall_context(
+        session: String,
+        attachments: Vec<ex::recall::Attachment>,
+        cap_bytes: Option<u32>,
+    ) -> Result<ex::hook::HookRecall, wit::Error> {
+        let attachments: Vec<recall::Attachment> = attachments
+            .into_iter()
+            .map(|a| recall::Attachment {
+                path: a.path,
+                freshness: a.freshness,
+                stale: a.stale,
+                bytes: a.bytes,
+                truncated: a.truncated,
+                text: a.text,
+            })
+            .collect();
+        let got = hook::recall_context(&session, &attachments, hook_cap(cap_bytes)).map_err(wit_error)?;
+        Ok(ex::hook::HookRecall { text: got.text, session: got.session })
     }
 
     fn fit(text: String, cap_bytes: Option<u32>) -> String {

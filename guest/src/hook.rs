@@ -4,6 +4,9 @@
 //! opencode plugin through the component) takes these from here, so the agents read the same
 //! words.
 
+use crate::budget::Session;
+use crate::recall::Attachment;
+
 /// What frames recalled memories. One client places hook text after the user's prompt, so the
 /// model must not read it as the task (R14.2).
 pub const RECALL_FRAME: &str = "memdir recalled these saved memories because they may bear on the \
@@ -18,18 +21,32 @@ pub const COMMON_CAP: usize = 9_500;
 const CUT_NOTE: &str = "\n[memdir: cut here to fit this agent's limit for hook text; MEMORY.md in the memory \
 directory has the rest]\n";
 
+/// What a hook injects for one recall, and the session to keep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecallContext {
+    /// The hook text; `None` when nothing was recalled or nothing fits.
+    pub text: Option<String>,
+    /// The recall's session with every memory left out taken back, so a later turn may
+    /// recall it (R8.2 counts what reached the agent).
+    pub session: String,
+}
+
 /// Recalled memories as one block of hook text within `cap` bytes: the frame, then each
-/// attachment that still fits whole (one cut short would leave its wrapper open; what does not
-/// fit waits for a later turn). `None` when nothing fits or nothing was recalled.
-pub fn recall_context<'a>(attachments: impl IntoIterator<Item = &'a str>, cap: usize) -> Option<String> {
+/// attachment that still fits whole (one cut short would leave its wrapper open). `session` is
+/// the recall's; what does not fit is withdrawn from it.
+pub fn recall_context(session: &str, attachments: &[Attachment], cap: usize) -> crate::Result<RecallContext> {
+    let mut session = Session::from_json(session).map_err(crate::Error::InvalidInput)?;
     let mut text = RECALL_FRAME.to_string();
     for attachment in attachments {
-        if text.len() + attachment.len() + 2 <= cap {
-            text.push_str(attachment);
+        if text.len() + attachment.text.len() + 2 <= cap {
+            text.push_str(&attachment.text);
             text.push_str("\n\n");
+        } else {
+            session.withdraw(&attachment.path, attachment.bytes);
         }
     }
-    (text.len() > RECALL_FRAME.len()).then_some(text)
+    let text = (text.len() > RECALL_FRAME.len()).then_some(text);
+    Ok(RecallContext { text, session: session.to_json() })
 }
 
 /// `text` within `cap` bytes: whole when it fits, else cut at a line end with a note saying so.
@@ -91,14 +108,34 @@ mod tests {
         assert!(!session_name("../x", Some("s")).contains(['/', '.']));
     }
 
+    fn attachment(path: &str, text: String) -> Attachment {
+        Attachment {
+            path: path.into(),
+            freshness: "today".into(),
+            stale: false,
+            bytes: text.len() as u32,
+            truncated: false,
+            text,
+        }
+    }
+
     #[test]
-    fn recalled_memories_go_in_whole_or_not_at_all() {
-        let small = "<system-reminder>small</system-reminder>";
-        let large = "<system-reminder>".to_string() + &"x".repeat(500) + "</system-reminder>";
-        let text =
-            recall_context([large.as_str(), small], RECALL_FRAME.len() + 100).expect("the small one fits");
-        assert!(text.starts_with(RECALL_FRAME) && text.contains(small) && !text.contains("xxx"));
-        assert_eq!(recall_context([large.as_str()], 200), None);
-        assert_eq!(recall_context([], COMMON_CAP), None);
+    fn recalled_memories_go_in_whole_or_not_at_all_and_what_is_left_out_can_come_again() {
+        let small = attachment("small.md", "<system-reminder>small</system-reminder>".into());
+        let large =
+            attachment("large.md", "<system-reminder>".to_string() + &"x".repeat(500) + "</system-reminder>");
+        let mut session = Session::new();
+        session.record_injection("large.md", large.bytes);
+        session.record_injection("small.md", small.bytes);
+        let both = [large.clone(), small.clone()];
+        let got = recall_context(&session.to_json(), &both, RECALL_FRAME.len() + 100).unwrap();
+        let text = got.text.expect("the small one fits");
+        assert!(text.starts_with(RECALL_FRAME) && text.contains(&small.text) && !text.contains("xxx"));
+        let kept = Session::from_json(&got.session).unwrap();
+        assert_eq!(kept.surfaced(), ["small.md".to_string()]);
+        assert_eq!(kept.session_bytes(), small.bytes);
+        assert_eq!(recall_context("", &[large], 200).unwrap().text, None);
+        assert_eq!(recall_context("", &[], COMMON_CAP).unwrap().text, None);
+        assert!(recall_context("not json", &both, COMMON_CAP).is_err());
     }
 }

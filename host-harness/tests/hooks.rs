@@ -255,3 +255,46 @@ fn a_resumed_session_gets_the_index_once_and_a_compacted_one_again() {
     assert!(!start("resume"), "the resumed history still holds the index");
     assert!(start("compact"), "compaction took it out of the history");
 }
+
+/// A memory recalled but left out because the client's limit was full is not counted as
+/// surfaced: the next prompt of the session brings it (R8.2 counts what reached the agent).
+#[test]
+fn a_memory_left_out_for_the_clients_limit_comes_at_the_next_prompt() {
+    let h = Home::new();
+    let memory = h.memory_dir();
+    std::fs::create_dir_all(&memory).unwrap();
+    let mut index = String::new();
+    for n in 1..=3 {
+        // About 3.5 KB each: Codex takes 8,000 bytes of hook text, so two fit in one answer.
+        let body = format!(
+            "Greenhouse sensor calibration step {n}: {}\n",
+            "recalibrate the humidity probe weekly. ".repeat(90)
+        );
+        let file = format!("project_greenhouse_{n}.md");
+        std::fs::write(
+            memory.join(&file),
+            format!("---\nname: greenhouse {n}\ndescription: greenhouse humidity probe calibration {n}\ntype: project\n---\n{body}"),
+        )
+        .unwrap();
+        index.push_str(&format!("- [greenhouse {n}]({file}) — greenhouse humidity probe calibration {n}\n"));
+    }
+    std::fs::write(memory.join("MEMORY.md"), index).unwrap();
+    let recalled = |turn: &str| -> Vec<String> {
+        let prompt = "how do I recalibrate the greenhouse humidity probe?";
+        let (status, out) = h.hook(
+            &["hook", "codex", "prompt"],
+            &h.payload("UserPromptSubmit", json!({"turn_id": turn, "prompt": prompt})),
+        );
+        assert_eq!(status, 0);
+        let answer: Value = serde_json::from_str(&out).unwrap();
+        let text = answer["hookSpecificOutput"]["additionalContext"].as_str().unwrap_or("");
+        assert!(text.len() <= 8_000, "{}", text.len());
+        (1..=3).map(|n| format!("project_greenhouse_{n}.md")).filter(|f| text.contains(f.as_str())).collect()
+    };
+    let first = recalled("t1");
+    assert_eq!(first.len(), 2, "two fit Codex's limit: {first:?}");
+    let second = recalled("t2");
+    assert_eq!(second.len(), 1, "the third comes at the next prompt: {second:?}");
+    assert!(!first.contains(&second[0]));
+    assert_eq!(h.log(), "");
+}

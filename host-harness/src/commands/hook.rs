@@ -256,11 +256,12 @@ fn prompt(
     };
     // Prompt time never waits for a model (R14.2): the offline selector.
     let outcome = recall(ctx, &query, session, None)?;
-    save_session(&path, &outcome.session)?;
-    if outcome.attachments.is_empty() {
-        return Ok(None);
-    }
-    Ok(memdir_core::hook::recall_context(outcome.attachments.iter().map(|a| a.text.as_str()), client.cap()))
+    // What does not fit the client's limit is taken back from the session: a later turn may
+    // recall it.
+    let injected = memdir_core::hook::recall_context(&outcome.session, &outcome.attachments, client.cap())
+        .map_err(|e| Failure::input(e.to_string()))?;
+    save_session(&path, &injected.session)?;
+    Ok(injected.text)
 }
 
 /// Adds the prompt to this turn's log in the transcript wire format, and notes when the turn

@@ -46,6 +46,7 @@ export type TeamStep = ReturnType<Root["team"]["start"]>;
 export type TeamReport = Extract<TeamStep, { tag: "done" }>["val"];
 export type GitCommand = Extract<TeamStep, { tag: "run" }>["val"]["command"];
 export type GitOutput = Parameters<Root["team"]["resume"]>[1];
+export type HookRecall = ReturnType<Root["hook"]["recallContext"]>;
 export type Env = Array<[string, string]>;
 
 /** The environment variables the core reads; nothing else from the process's environment reaches it. */
@@ -278,9 +279,12 @@ export class MemoryCore {
     return this.call("instructions.prompt", grant, (r) => r.instructions.prompt(request, { indexStep, ignoreMemory, instructionFiles }));
   }
 
-  /** Recalled memories as hook text (R14): framed as data, whole ones only, within `capBytes` (default: the common limit). */
-  hookRecallContext(attachments: RecallResult["attachments"], capBytes?: number): string | undefined {
-    return this.call("hook.recall-context", undefined, (r) => r.hook.recallContext(attachments, capBytes));
+  /**
+   * Recalled memories as hook text (R14): framed as data, whole ones only, within `capBytes`
+   * (default: the common limit). Keep the session it returns: what did not fit is taken back.
+   */
+  hookRecallContext(result: RecallResult, capBytes?: number): HookRecall {
+    return this.call("hook.recall-context", undefined, (r) => r.hook.recallContext(result.session, result.attachments, capBytes));
   }
 
   /** Hook text within `capBytes`, cut at a line end with a note when too long. */

@@ -108,8 +108,8 @@ export const MemdirPlugin = async (ctx: Context, options: Options = {}) => {
         () => Promise.reject(new Error("prompt time never waits for a model")),
       );
       return recalled.then((result) => {
-        writeSession(dir, file, result.session);
-        const text = core.hookRecallContext(result.attachments);
+        const { text, session: kept } = core.hookRecallContext(result);
+        writeSession(dir, file, kept);
         if (!text) return;
         output.parts.push({ id: `prt_memdir_${Date.now()}`, sessionID: input.sessionID, messageID: output.message.id, type: "text", text, synthetic: true });
       });
