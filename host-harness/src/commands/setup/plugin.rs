@@ -9,15 +9,15 @@ use std::path::{Path, PathBuf};
 /// The first line of every plugin file setup writes: how setup knows the file is its own.
 const MARK: &str = "// memdir's opencode plugin: automatic memory.";
 
-/// The plugin package's entry, `dist/index.js` of `@memdir/opencode`: `$MEMDIR_OPENCODE_PLUGIN`,
-/// else beside the binary in a source checkout (`target/*/memdir`) or an npm installation
-/// (`node_modules/@memdir/<platform>/bin/memdir`).
+/// The plugin package's entry, `dist/index.js` of `@memdir/opencode`: `$MEMDIR_OPENCODE_PLUGIN`
+/// (npm's `memdir` launcher sets it), else beside the binary in a source checkout
+/// (`target/*/memdir`) or an npm installation (`node_modules/@memdir/cli-<os>-<cpu>/memdir`).
 pub fn package(var: Option<&str>, exe: &Path) -> Option<PathBuf> {
     if let Some(path) = var.filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(path));
     }
     let dir = exe.parent()?;
-    [dir.join("../../packages/opencode/dist/index.js"), dir.join("../../opencode/dist/index.js")]
+    [dir.join("../../packages/opencode/dist/index.js"), dir.join("../opencode/dist/index.js")]
         .into_iter()
         .find(|p| p.is_file())
         .and_then(|p| std::fs::canonicalize(p).ok())
@@ -44,11 +44,11 @@ pub fn is_memdirs(text: &str) -> bool {
     text.starts_with(MARK)
 }
 
-/// `path` as a `file://` URL: every byte but the unreserved ones and `/` percent-encoded.
+/// `path` as a `file://` URL: every byte but the unreserved ones, `/` and `@` (npm scopes) percent-encoded.
 fn file_url(path: &Path) -> String {
     let mut url = String::from("file://");
     for b in path.to_string_lossy().bytes() {
-        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+        if b.is_ascii_alphanumeric() || b"/-._~@".contains(&b) {
             url.push(b as char);
         } else {
             url.push_str(&format!("%{b:02X}"));
