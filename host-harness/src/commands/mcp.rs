@@ -6,9 +6,10 @@
 //! answers. A stdio connection is one process, so the recall session (budgets, what was already
 //! surfaced) lives as long as the connection.
 //!
-//! The project is `--cwd`; without it, the client's first root (when it offers roots), else the
-//! directory the server was started in. No tool argument names a directory, and writes go
-//! through a filesystem that grants the memory directory alone.
+//! The project is the call's `project` argument (an absolute folder; every tool takes it, as
+//! the stateless 2026-07-28 revision has no roots); else `--cwd`; else the client's first root
+//! (when it offers roots); else the directory the server was started in. Writes go through a
+//! filesystem that grants that project's memory directory alone.
 //!
 //! When the client offers sampling, recall, extraction and dream ask the client's model
 //! (`client`); otherwise `--llm`, else the offline selector. Memory files changing on disk reach
@@ -347,8 +348,13 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let call = tools::Call::parse(&request.name, request.arguments.unwrap_or_default())?;
-        self.settle_roots(&context.peer).await;
+        let mut arguments = request.arguments.unwrap_or_default();
+        let project = tools::project(&request.name, &mut arguments)?;
+        let call = tools::Call::parse(&request.name, arguments)?;
+        // A call that names its project needs no roots: the 2026-07-28 revision has none.
+        if project.is_none() {
+            self.settle_roots(&context.peer).await;
+        }
         let progress = client::Progress::new(&context.peer, context.meta.get_progress_token());
         // Decided with each call, so the first one already uses the client's model.
         let runtime = tokio::runtime::Handle::current();
@@ -358,6 +364,9 @@ impl ServerHandler for Server {
         let result = self
             .on_worker(move |memory| {
                 memory.sampling = sampling;
+                if let Some(project) = project {
+                    memory.move_to(project);
+                }
                 call.run(memory, &progress)
             })
             .await?;

@@ -216,6 +216,15 @@ fn tool<In: JsonSchema + 'static, Out: JsonSchema + 'static>(
         .with_title(title)
         .with_input_schema::<In>()
         .with_output_schema::<Out>();
+    // Every tool works on a project: the argument every tool takes, beside its own.
+    let mut input = tool.input_schema.as_ref().clone();
+    if let Some(properties) =
+        input.entry("properties").or_insert_with(|| serde_json::json!({})).as_object_mut()
+    {
+        let project = serde_json::json!({ "type": "string", "description": PROJECT_DESCRIPTION });
+        properties.insert(PROJECT.to_string(), project);
+    }
+    tool.input_schema = std::sync::Arc::new(input);
     if let Some(schema) = tool.output_schema.as_mut() {
         let mut schema = serde_json::Value::Object(schema.as_ref().clone());
         drop_rust_formats(&mut schema);
@@ -377,6 +386,28 @@ pub enum Call {
     TeamSync(TeamSyncArgs),
     Dream,
     Extract(ExtractArgs),
+}
+
+/// The argument that names the project a call is about.
+pub const PROJECT: &str = "project";
+const PROJECT_DESCRIPTION: &str = "The absolute path of the project (the folder you work in) whose memory \
+this call is about. Send it with every call when the server was not started for one project: \
+without it the server uses the last project a call named, else the one it was started for or the \
+client's first root.";
+
+/// The `project` argument of a call, taken out of `args` (the tools' own arguments stay): an
+/// absolute path to a folder, or a protocol error that says what to send.
+pub fn project(name: &str, args: &mut JsonObject) -> Result<Option<String>, McpError> {
+    let Some(value) = args.remove(PROJECT) else { return Ok(None) };
+    let bad = |why: &str| McpError::invalid_params(format!("{name}: \"project\" {why}"), None);
+    let path = value.as_str().ok_or_else(|| bad("must be a string: the project folder's absolute path"))?;
+    if !std::path::Path::new(path).is_absolute() {
+        return Err(bad("must be an absolute path"));
+    }
+    if !std::path::Path::new(path).is_dir() {
+        return Err(bad(&format!("names no folder: {path}")));
+    }
+    Ok(Some(path.to_string()))
 }
 
 impl Call {
