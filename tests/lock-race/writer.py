@@ -1,18 +1,18 @@
 """One Python writer of the lock race (see run): saves COUNT memories named PREFIX-N into DIR
-through the component, each save taking the writers' lock of the Python host.
+through the component the installed `memdir_core` package ships, each save taking the
+writers' lock of the Python host.
 
-    python writer.py COMPONENT.wasm DIR PREFIX COUNT
+    python writer.py DIR PREFIX COUNT
 """
 
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "python"))
-from memdir_host import ConfinedFs, MemoryCore  # noqa: E402
+from memdir_core import ConfinedFs, MemoryCore
 
-wasm, directory, prefix, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-core = MemoryCore(wasm)
+directory, prefix, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+core = MemoryCore()
 core.call(ConfinedFs().grant_read("/"), "scan.scan", directory, 0)  # instantiated before the start
 Path(f"{directory}/../ready-{prefix}").touch()
 while not Path(f"{directory}/../go").exists():

@@ -6,7 +6,7 @@ grants, as the Rust harness and the VS Code extension confine theirs, and runs i
 model calls (the step loop in `drive`). Everything else — where memory lives, which switches
 are on, what a model reply may change — the core decides.
 
-    core = MemoryCore("memdir_core.wasm")
+    core = MemoryCore()  # the component this package ships; or MemoryCore("path/to/memdir_core.wasm")
     fs = ConfinedFs().grant_read("/").grant_write(memory_dir)
     report = core.call(fs, "scan.scan", memory_dir, now_ms)
 """
@@ -38,6 +38,11 @@ from wasmtime.component import (
 )
 
 WIT_VERSION = "0.2.0"
+
+
+def component_path() -> str:
+    """The memory core this package ships, beside this module."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "memdir_core.wasm")
 
 # What the component may import: its own host interface and the WASI interfaces Rust's std
 # links for stdio and exit. No filesystem, sockets, clocks or random numbers (R0.2).
@@ -465,7 +470,9 @@ class CoreTrap(Exception):
 class MemoryCore:
     """The component, loaded once; every call names the filesystem it grants."""
 
-    def __init__(self, wasm_path: str) -> None:
+    def __init__(self, wasm_path: str | None = None) -> None:
+        if wasm_path is None:
+            wasm_path = component_path()
         self.engine = Engine()
         self.component = Component.from_file(self.engine, wasm_path)
         forbidden = [name for name in self.component.type.imports(self.engine)

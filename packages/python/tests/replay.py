@@ -1,8 +1,9 @@
 """The call scripts (tests/conformance/*/calls.json, see tests/README.md) replayed through the
-Python host: each case's tree prepared as host-harness/tests/conformance.rs prepares it, every
-call made by name on the core, its result compared with the script's.
+Python host, the `memdir_core` package as installed: each case's tree prepared as
+host-harness/tests/conformance.rs prepares it, every call made by name on the core the package
+ships, its result compared with the script's.
 
-    python replay.py COMPONENT.wasm [NAME-FILTER]
+    python replay.py [NAME-FILTER]
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from memdir_host import ConfinedFs, MemoryCore
+import memdir_core
+from memdir_core import ConfinedFs, MemoryCore
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CASES = REPO / "tests" / "conformance"
 # Every file's mtime unless the case says otherwise: 2026-01-01T00:00:00.000Z.
 DEFAULT_MTIME_MS = 1_767_225_600_000
@@ -155,9 +157,10 @@ def replay(core: MemoryCore, case_dir: Path) -> str | None:
 
 
 def main() -> int:
-    wasm, filters = sys.argv[1], sys.argv[2:]
+    filters = sys.argv[1:]
     sys.setrecursionlimit(10_000)  # shutil.rmtree recurses once per folder; a case nests 1,500
-    core = MemoryCore(wasm)
+    print(f"memdir_core from {os.path.dirname(memdir_core.__file__)}")
+    core = MemoryCore()
     passed = failed = 0
     for case_dir in sorted(p for p in CASES.iterdir() if (p / "calls.json").is_file()):
         if filters and not any(f in case_dir.name for f in filters):
