@@ -12,6 +12,9 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Where a published crate keeps the component.
+const PACKAGED_CORE: &str = "core/memdir_core.wasm";
+
 #[path = "src/engine_config.rs"]
 mod engine_config;
 use engine_config::engine_config;
@@ -24,7 +27,9 @@ fn main() {
     println!("cargo:rustc-env=MEMDIR_CORE_CWASM={}", cwasm.display());
 }
 
-/// The component: `MEMDIR_CORE_WASM` when set, else built from `guest/`.
+/// The component: `MEMDIR_CORE_WASM` when set; else built from `guest/` in a checkout; else, in
+/// the crate as published, the one it was packaged with (`core/memdir_core.wasm`, which
+/// `scripts/release` puts there before `cargo publish`).
 fn core_wasm() -> PathBuf {
     println!("cargo:rerun-if-env-changed=MEMDIR_CORE_WASM");
     if let Ok(prebuilt) = env::var("MEMDIR_CORE_WASM") {
@@ -33,6 +38,11 @@ fn core_wasm() -> PathBuf {
     }
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let workspace = manifest_dir.parent().unwrap();
+    let packaged = manifest_dir.join(PACKAGED_CORE);
+    if !workspace.join("guest/Cargo.toml").is_file() {
+        assert!(packaged.is_file(), "no guest/ to build the memory core from, and no {PACKAGED_CORE}");
+        return packaged;
+    }
     for watched in ["guest/src", "guest/Cargo.toml", "wit", "Cargo.lock", "Cargo.toml"] {
         println!("cargo:rerun-if-changed={}", workspace.join(watched).display());
     }

@@ -10,7 +10,7 @@ use crate::{
 };
 
 wit_bindgen::generate!({
-    path: "../wit",
+    path: "wit",
     world: "memory-core",
 });
 

@@ -122,7 +122,7 @@ pub struct GitFacts {
 /// The core owns the list and the Rust host uses it as is. The VS Code extension's host cannot
 /// ask the core for it without a change to the WIT interface, so
 /// `packages/core-js/src/gitfacts.ts` holds the same list, word for word, and
-/// `host-harness/tests/git_config.rs` fails when the two differ.
+/// `cli/tests/git_config.rs` fails when the two differ.
 pub const GIT_SAFE_ARGS: &[&str] = &[
     "--no-pager",
     "-c",

@@ -2,6 +2,6 @@
 #![allow(missing_docs)]
 
 wasmtime::component::bindgen!({
-    path: "../wit",
+    path: "wit",
     world: "memory-core",
 });

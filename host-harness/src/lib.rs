@@ -1,10 +1,11 @@
-//! The memdir host harness: runs the memdir memory core (a WebAssembly component) in wasmtime,
-//! supplies its filesystem confined to granted roots, and offers a typed Rust API and the
-//! `memdir` CLI.
+//! The memdir host library: runs the memdir memory core (a WebAssembly component) in wasmtime,
+//! supplies its filesystem confined to granted roots, takes the writers' lock every host shares,
+//! and offers a typed Rust API, the step driver, call scripts, the git runner and the model
+//! adapters. The `memdir` CLI (crate `memdir`) is built on it; embedders need only this crate.
 //!
-//! It is the headless host the tests drive. The same [`Core`] API is implemented twice: by
-//! [`ComponentCore`] (the component in wasmtime, what the CLI uses) and by [`NativeCore`] (the
-//! core crate linked natively), so every conformance case runs on both.
+//! The same [`Core`] API is implemented twice: by [`ComponentCore`] (the component in wasmtime,
+//! what the CLI runs) and, with the `native` feature, by `NativeCore` (the core crate linked
+//! natively), so every conformance case runs on both.
 //!
 //! ```no_run
 //! use memdir_harness::{ComponentRuntime, ConfinedFs, Core};
@@ -20,7 +21,6 @@ mod bindings;
 #[cfg(feature = "jit")]
 pub mod cache;
 pub mod calls;
-pub mod cli;
 mod component;
 mod engine_config;
 pub mod error;
@@ -29,12 +29,14 @@ pub mod git;
 mod host_fs;
 pub mod llm;
 pub mod lock;
+#[cfg(feature = "native")]
 mod native;
 pub mod steps;
 
 pub use component::{ALLOWED_IMPORTS, CORE_WASM, ComponentCore, ComponentRuntime};
 pub use error::{Error, Result};
 pub use fs::ConfinedFs;
+#[cfg(feature = "native")]
 pub use native::NativeCore;
 
 use memdir_core::budget::{Limits, Totals};

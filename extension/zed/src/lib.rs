@@ -62,7 +62,7 @@ pub struct Settings {
 
 /// How to install memdir, shown when Zed cannot start the server.
 pub const INSTALL: &str = "memdir was not found. Build it from the memdir repository with \
-`cargo install --locked --path host-harness` (it installs `memdir` into ~/.cargo/bin), make sure \
+`cargo install --locked --path cli` (it installs `memdir` into ~/.cargo/bin), make sure \
 that directory is on the PATH Zed starts with, or point the extension at the binary in your \
 Zed settings: `\"context_servers\": { \"memdir\": { \"settings\": { \"binary_path\": \
 \"/path/to/memdir\" } } }`.";

@@ -9,7 +9,7 @@
 //
 // The same lists, word for word, as GIT_SAFE_ARGS, GIT_SAFE_ENV, GIT_LS_FILES and GIT_LOG in
 // guest/src/evidence.rs, which says why each is there: the core cannot hand them to this host
-// without a change to the WIT interface, so host-harness/tests/git_config.rs compares the two
+// without a change to the WIT interface, so cli/tests/git_config.rs compares the two
 // and fails when they differ. Change both together.
 
 import { execFileSync } from "node:child_process";

@@ -1,5 +1,5 @@
 // The call scripts (`tests/conformance/*/calls.json`, see `tests/README.md`) replayed through
-// the jco-loaded component: each case's tree prepared as `host-harness/tests/conformance.rs`
+// the jco-loaded component: each case's tree prepared as `cli/tests/conformance.rs`
 // prepares it, then every call made by name on the core, its result compared with the script's.
 // This is the whole driver: the JSON form of WIT values maps onto jco's with camelCase record
 // fields, BigInt for 64-bit integers, `undefined` for `none` and thrown errors for `err`.

@@ -1,8 +1,8 @@
 // Issue 24, defect 3: the git the extension runs for the evidence checks (`gitFacts`, what the
 // automatic check and Memory: Check Memories hand the core) starts none of the programs a
 // project's git configuration names. The project comes from the harness's fixture
-// (host-harness/tests/fixtures/hostile-git-repo.sh), which plants one for every way git starts a
-// program; each creates a marker file when it runs. host-harness/tests/git_config.rs runs the same
+// (cli/tests/fixtures/hostile-git-repo.sh), which plants one for every way git starts a
+// program; each creates a marker file when it runs. cli/tests/git_config.rs runs the same
 // project through `memdir check` and MCP `memory_check`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { core, repo } from "./package.mjs";
 
 const { gitFacts } = core;
-const fixture = path.join(repo, "host-harness/tests/fixtures/hostile-git-repo.sh");
+const fixture = path.join(repo, "cli/tests/fixtures/hostile-git-repo.sh");
 
 /** An HTTP server in a process of its own (gitFacts blocks this one) that asks for a password. */
 async function passwordServer() {

@@ -1,6 +1,6 @@
 """The call scripts (tests/conformance/*/calls.json, see tests/README.md) replayed through the
 Python host, the `memdir_core` package as installed: each case's tree prepared as
-host-harness/tests/conformance.rs prepares it, every call made by name on the core the package
+cli/tests/conformance.rs prepares it, every call made by name on the core the package
 ships, its result compared with the script's.
 
     python replay.py [NAME-FILTER]

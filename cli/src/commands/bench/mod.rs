@@ -1,0 +1,410 @@
+//! `memdir bench`: times scan + manifest over generated memory directories for the component,
+//! the native core and the Node.js baseline in `bench/node/`, then whole `memdir` processes,
+//! then measures recall's choices on the labelled set, in one run, and prints Markdown tables.
+//! A benchmark, not a test: nothing here asserts a time.
+
+mod hooks;
+mod selector;
+
+use crate::{Context, Failure, Outcome};
+use memdir_harness::{ComponentRuntime, ConfinedFs, Core, NativeCore};
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+/// Arguments of `memdir bench`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Directory sizes to generate, in files.
+    #[arg(long, value_delimiter = ',', default_values_t = [200, 2000, 20000])]
+    pub sizes: Vec<usize>,
+    /// Timed runs per backend and size (the median is reported).
+    #[arg(long, default_value_t = 7)]
+    pub runs: usize,
+    /// The Node.js baseline script.
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../bench/node/scan.mjs"))]
+    pub node_script: PathBuf,
+    /// Skip the Node.js baseline.
+    #[arg(long)]
+    pub no_node: bool,
+    /// Generate the directories here (kept) instead of in a temporary directory.
+    #[arg(long)]
+    pub keep: Option<PathBuf>,
+    /// Time `check` instead: 200 memories citing 1,000 paths (and 200 symbols) in a
+    /// 10,000-file git repository (issue 14).
+    #[arg(long)]
+    pub check: bool,
+    /// The labelled set whose recall choices are measured after the timings: precision,
+    /// recall@5, requests that should select nothing, and the model shortlist (issue 17).
+    #[arg(long, value_name = "SET", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/offline-selector/labelled.json"))]
+    pub set: PathBuf,
+    /// Measure only recall's choices on the set, no timings.
+    #[arg(long, conflicts_with = "no_selector")]
+    pub selector: bool,
+    /// Skip the measurement of recall's choices.
+    #[arg(long)]
+    pub no_selector: bool,
+    /// The shortlist size measured with `--selector`.
+    #[arg(long, default_value_t = memdir_core::switches::DEFAULT_RECALL_SHORTLIST)]
+    pub shortlist: u32,
+    /// Time the prompt hook instead: whole `memdir hook codex prompt` processes at 200 memories
+    /// beside `memdir manifest`, and what the hook injects on the labelled set (issue 26).
+    #[arg(long)]
+    pub hooks: bool,
+    /// Print each labelled request's expected and selected memories.
+    #[arg(long)]
+    pub verbose: bool,
+}
+
+const WORDS: &[&str] = &[
+    "deploy",
+    "staging",
+    "postgres",
+    "migration",
+    "review",
+    "latency",
+    "dashboard",
+    "oncall",
+    "release",
+    "freeze",
+    "frontend",
+    "react",
+    "golang",
+    "tests",
+    "mocks",
+    "linear",
+    "ingest",
+    "pipeline",
+    "grafana",
+    "budget",
+    "schema",
+    "cache",
+    "queue",
+    "retry",
+    "timeout",
+    "docs",
+];
+const TYPES: &[&str] = &["user", "feedback", "project", "reference"];
+
+/// A small deterministic generator (SplitMix64): the same directories on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn words(&mut self, n: usize) -> Vec<&'static str> {
+        (0..n).map(|_| WORDS[self.below(WORDS.len())]).collect()
+    }
+}
+
+/// Writes `count` realistic memory files (frontmatter, a body of 5 to 40 lines, a tenth of them
+/// in `team/`) with mtimes spread over a year, and a MEMORY.md.
+pub fn generate(dir: &Path, count: usize, seed: u64) -> std::io::Result<()> {
+    let mut rng = Rng(seed);
+    std::fs::create_dir_all(dir.join("team"))?;
+    let mut index = String::new();
+    let base_ms: u64 = 1_767_225_600_000; // 2026-01-01
+    for i in 0..count {
+        let kind = TYPES[rng.below(TYPES.len())];
+        let topic = rng.words(2).join("_");
+        let rel = if rng.below(10) == 0 {
+            format!("team/{kind}_{topic}_{i}.md")
+        } else {
+            format!("{kind}_{topic}_{i}.md")
+        };
+        let description = format!("{} for the {} work", rng.words(6).join(" "), rng.words(1)[0]);
+        let mut text =
+            format!("---\nname: {}\ndescription: {description}\ntype: {kind}\n---\n", rng.words(3).join(" "));
+        for _ in 0..5 + rng.below(36) {
+            let _ = writeln!(text, "{}.", rng.words(12).join(" "));
+        }
+        if kind == "feedback" || kind == "project" {
+            text.push_str("\n**Why:** it broke before.\n\n**How to apply:** every time.\n");
+        }
+        let path = dir.join(&rel);
+        std::fs::write(&path, text)?;
+        let mtime = base_ms + (rng.next() % (365 * 86_400_000));
+        std::fs::File::options()
+            .write(true)
+            .open(&path)?
+            .set_modified(UNIX_EPOCH + Duration::from_millis(mtime))?;
+        if i < 150 {
+            let _ = writeln!(index, "- [{topic}]({rel}) — {description}");
+        }
+    }
+    std::fs::write(dir.join("MEMORY.md"), index)
+}
+
+pub(super) fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+pub(super) fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Times scan + manifest `runs` times after one warm-up; returns the median and the manifest.
+fn time_core(core: &mut dyn Core, dir: &str, runs: usize) -> Result<(Duration, String), Failure> {
+    let warm = core.scan(dir, 0)?;
+    let manifest = core.manifest(&warm.headers)?;
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        let report = core.scan(dir, 0)?;
+        let text = core.manifest(&report.headers)?;
+        samples.push(start.elapsed());
+        std::hint::black_box(text);
+    }
+    Ok((median(samples), manifest))
+}
+
+/// Runs the Node baseline; returns its in-process median and whether its manifest matched.
+fn time_node(script: &Path, dir: &str, runs: usize, expected: &str) -> Result<(Duration, bool), Failure> {
+    let output = Command::new("node")
+        .arg(script)
+        .arg(dir)
+        .arg(runs.to_string())
+        .output()
+        .map_err(|e| Failure { status: 1, message: format!("could not run node: {e}") })?;
+    if !output.status.success() {
+        return Err(Failure {
+            status: 1,
+            message: format!("{}: {}", script.display(), String::from_utf8_lossy(&output.stderr).trim()),
+        });
+    }
+    let reply: serde_json::Value = serde_json::from_slice(&output.stdout).map_err(|e| Failure {
+        status: 1,
+        message: format!("{}: unreadable output: {e}", script.display()),
+    })?;
+    let median_ms = reply["median_ms"].as_f64().unwrap_or(f64::NAN);
+    let same = reply["manifest"].as_str() == Some(expected);
+    Ok((Duration::from_secs_f64(median_ms / 1000.0), same))
+}
+
+/// Median wall time of the whole `memdir --backend BACKEND manifest DIR` process. Both backends
+/// run in turn within each round, so the machine's drift touches both alike.
+fn time_processes(dir: &str, runs: usize) -> Result<(Duration, Duration), Failure> {
+    let exe = std::env::current_exe()?;
+    let run = |backend: &str| -> Result<Duration, Failure> {
+        let start = Instant::now();
+        let status = Command::new(&exe)
+            .args(["--backend", backend, "manifest", dir])
+            .stdout(std::process::Stdio::null())
+            .status()?;
+        if !status.success() {
+            return Err(Failure {
+                status: 1,
+                message: format!("memdir --backend {backend} manifest {dir} failed"),
+            });
+        }
+        Ok(start.elapsed())
+    };
+    run("native")?;
+    run("component")?;
+    let (mut native, mut component) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        native.push(run("native")?);
+        component.push(run("component")?);
+    }
+    Ok((median(native), median(component)))
+}
+
+/// Runs the command.
+pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    if args.check {
+        return bench_check(ctx, &args, out, err);
+    }
+    if args.hooks {
+        return hooks::run(ctx, &args, out);
+    }
+    if args.selector {
+        return selector::run(ctx, &args.set, args.shortlist, args.verbose, out, err);
+    }
+    let temp;
+    let root = match &args.keep {
+        Some(dir) => dir.clone(),
+        None => {
+            temp = tempfile::Builder::new().prefix("memdir-bench-").tempdir()?;
+            temp.path().to_path_buf()
+        }
+    };
+    let runtime = ComponentRuntime::load()?;
+    let mut table = String::from(
+        "| files | native core (ms) | component (ms) | Node.js (ms) | component / native | Node / component | same manifest |\n\
+         |---:|---:|---:|---:|---:|---:|:---:|\n",
+    );
+    let mut process_dirs = Vec::new();
+    for &size in &args.sizes {
+        let dir = root.join(format!("mem-{size}"));
+        if !dir.join("MEMORY.md").exists() {
+            writeln!(err, "generating {size} files in {}", dir.display())?;
+            generate(&dir, size, 0x6d65_6d64_6972 ^ size as u64)?;
+        }
+        let abs = crate::absolute(&dir)?;
+        let fs = ConfinedFs::new().grant_read(&dir)?;
+        let (native, manifest) = time_core(&mut NativeCore::new(fs.clone()), &abs, args.runs)?;
+        let (component, component_manifest) = time_core(&mut runtime.core(fs), &abs, args.runs)?;
+        let mut same = component_manifest == manifest;
+        let node_cell;
+        let node_ratio;
+        if args.no_node {
+            node_cell = "–".to_string();
+            node_ratio = "–".to_string();
+        } else {
+            let (node, node_same) = time_node(&args.node_script, &abs, args.runs, &manifest)?;
+            same &= node_same;
+            node_cell = format!("{:.2}", ms(node));
+            node_ratio = format!("{:.1}×", ms(node) / ms(component));
+        }
+        let _ = writeln!(
+            table,
+            "| {size} | {:.2} | {:.2} | {node_cell} | {:.2}× | {node_ratio} | {} |",
+            ms(native),
+            ms(component),
+            ms(component) / ms(native),
+            if same { "yes" } else { "NO" }
+        );
+        process_dirs.push((size, abs));
+    }
+    write!(out, "{table}")?;
+    // Whole processes: start-up included, the precompiled component against the native core.
+    let empty = root.join("mem-0");
+    std::fs::create_dir_all(&empty)?;
+    writeln!(
+        out,
+        "\n| `memdir manifest`, whole process | native core (ms) | component (ms) | difference (ms) | component / native |\n\
+         |---:|---:|---:|---:|---:|"
+    )?;
+    for (size, dir) in [(0, crate::absolute(&empty)?)].into_iter().chain(process_dirs) {
+        let (native, component) = time_processes(&dir, args.runs.max(15))?;
+        writeln!(
+            out,
+            "| {size} files | {:.2} | {:.2} | {:+.2} | {:.2}× |",
+            ms(native),
+            ms(component),
+            ms(component) - ms(native),
+            ms(component) / ms(native)
+        )?;
+    }
+    if !args.no_selector {
+        writeln!(out)?;
+        selector::run(ctx, &args.set, args.shortlist, args.verbose, out, err)?;
+    }
+    Ok(())
+}
+
+/// A project of `files` files in a git repository, and `memories` memories each citing five
+/// paths (four there, one gone) and one symbol.
+fn generate_project(root: &Path, files: usize, memories: usize) -> std::io::Result<(PathBuf, PathBuf)> {
+    let project = root.join("project");
+    let mem = root.join("mem");
+    std::fs::create_dir_all(&mem)?;
+    for i in 0..files {
+        let dir = project.join(format!("src/mod{}", i / 100));
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(
+            dir.join(format!("file{i}.rs")),
+            format!("pub fn handler_{i}() {{}}\n// {}\n", WORDS[i % WORDS.len()]),
+        )?;
+    }
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(&project)
+            .args(["-c", "user.name=bench", "-c", "user.email=bench@example.com"])
+            .args(args)
+            .output()
+            .map(|_| ())
+    };
+    git(&["init", "-q"])?;
+    git(&["add", "-A"])?;
+    git(&["commit", "-q", "-m", "bench"])?;
+    let mut index = String::new();
+    for m in 0..memories {
+        let cite = |k: usize| {
+            let i = (m * 5 + k) * 7 % files;
+            if k == 4 { format!("`src/gone/file{i}.rs`") } else { format!("`src/mod{}/file{i}.rs`", i / 100) }
+        };
+        let body = format!(
+            "See {}, {}, {}, {} and {}; the entry point is `handler_{}()`.\n",
+            cite(0),
+            cite(1),
+            cite(2),
+            cite(3),
+            cite(4),
+            (m * 13) % files
+        );
+        std::fs::write(
+            mem.join(format!("m{m}.md")),
+            format!(
+                "---\nname: m{m}\ndescription: memory {m} about {}\nmetadata:\n  type: reference\n---\n{body}",
+                WORDS[m % WORDS.len()]
+            ),
+        )?;
+        index.push_str(&format!("- [m{m}](m{m}.md) — memory {m}\n"));
+    }
+    std::fs::write(mem.join("MEMORY.md"), index)?;
+    Ok((project, mem))
+}
+
+/// Times `check` on the generated project, native core and component, with the git facts read
+/// once (their own time is reported beside).
+fn bench_check(ctx: &Context, args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    let temp = tempfile::Builder::new().prefix("memdir-bench-check-").tempdir()?;
+    let root = args.keep.clone().unwrap_or_else(|| temp.path().to_path_buf());
+    writeln!(err, "generating a 10,000-file repository and 200 memories in {}", root.display())?;
+    let (project, mem) = generate_project(&root, 10_000, 200)?;
+    let project = crate::absolute(&project)?;
+    let mem = crate::absolute(&mem)?;
+    let started = Instant::now();
+    let git = memdir_harness::git::facts(&project);
+    let git_time = started.elapsed();
+    let target = memdir_core::target::Target {
+        cwd: project.clone(),
+        env: ctx.env().to_vec(),
+        memory_dir: Some(mem.clone()),
+    };
+    let runtime = ComponentRuntime::load()?;
+    let fs = ConfinedFs::new().grant_read("/")?.grant_write(&mem)?;
+    let time = |core: &mut dyn Core| -> Result<(Duration, usize), Failure> {
+        let report = core.check(&target, ctx.now_ms(), &git)?;
+        let cited = report.evidence.iter().map(|e| e.citations.len()).sum();
+        let samples = (0..args.runs)
+            .map(|_| {
+                let t = Instant::now();
+                core.check(&target, ctx.now_ms(), &git).map(|_| t.elapsed())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((median(samples), cited))
+    };
+    let (native, cited) = time(&mut NativeCore::new(fs.clone()))?;
+    let (component, _) = time(&mut runtime.core(fs))?;
+    writeln!(
+        out,
+        "| check: 200 memories, {cited} citations, 10,000 files | native core (ms) | component (ms) | component / native | git ls-files + log (ms) |"
+    )?;
+    writeln!(out, "|---|---:|---:|---:|---:|")?;
+    writeln!(
+        out,
+        "| median of {} | {:.1} | {:.1} | {:.2}× | {:.1} |",
+        args.runs,
+        ms(native),
+        ms(component),
+        ms(component) / ms(native),
+        ms(git_time)
+    )?;
+    Ok(())
+}

@@ -1,0 +1,237 @@
+//! `memdir bench --selector SET`: how well recall chooses, on a labelled set (issue 17).
+//!
+//! Each directory of the set is written as a memory directory; each request is recalled
+//! through the core (`--backend`, the component by default), offline (what is injected), and once more as the model would be
+//! asked (which memories the shortlist offers, and how large the request is) with the
+//! configured shortlist and with every memory. A benchmark: it reports, it asserts nothing.
+
+use crate::{Context, Failure, Outcome};
+use memdir_core::model::Step;
+use memdir_core::recall;
+use memdir_core::target::Target;
+use memdir_harness::ConfinedFs;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+/// The labelled set (`tests/offline-selector/labelled.json`).
+#[derive(Deserialize)]
+pub(super) struct Set {
+    pub(super) directories: BTreeMap<String, Directory>,
+    pub(super) requests: Vec<Request>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct Directory {
+    pub(super) memories: BTreeMap<String, Memory>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct Memory {
+    #[serde(rename = "type")]
+    memory_type: String,
+    name: String,
+    description: String,
+    body: String,
+}
+
+#[derive(Deserialize)]
+pub(super) struct Request {
+    pub(super) dir: String,
+    lang: String,
+    pub(super) query: String,
+    pub(super) expected: Vec<String>,
+}
+
+impl Set {
+    /// The labelled set at `path`.
+    pub(super) fn read(path: &Path) -> Result<Set, Failure> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))?;
+        serde_json::from_str(&text)
+            .map_err(|e| Failure::input(format!("{} is not a labelled set: {e}", path.display())))
+    }
+}
+
+/// What one configuration measured over the whole set.
+#[derive(Default)]
+struct Tally {
+    requests: usize,
+    expected: usize,
+    found: usize,
+    selected: usize,
+    relevant_selected: usize,
+    none_requests: usize,
+    none_kept_empty: usize,
+    bytes: u64,
+    shortlisted: usize,
+    request_bytes: u64,
+    full_request_bytes: u64,
+    model_requests: usize,
+}
+
+/// Runs the benchmark over the set at `path`; `shortlist` is the configured size.
+pub fn run(
+    ctx: &Context,
+    path: &Path,
+    shortlist: u32,
+    verbose: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Outcome {
+    let set = Set::read(path)?;
+    let temp = tempfile::Builder::new().prefix("memdir-bench-selector-").tempdir()?;
+    let home = temp.path().join("home");
+    std::fs::create_dir_all(&home)?;
+    let mut dirs = BTreeMap::new();
+    for (id, dir) in &set.directories {
+        let abs = crate::absolute(&temp.path().join(id))?;
+        write_directory(Path::new(&abs), dir)?;
+        dirs.insert(id.clone(), (abs, dir.memories.len()));
+    }
+    let mut core = ctx.core(ConfinedFs::new().grant_read(temp.path())?)?;
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    let mut by_dir: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut by_lang: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut all = Tally::default();
+    for request in &set.requests {
+        let (dir, _) = dirs
+            .get(&request.dir)
+            .ok_or_else(|| Failure::input(format!("request {:?} names no directory", request.query)))?;
+        let env = |shortlist: u32| {
+            vec![
+                ("HOME".to_string(), home.display().to_string()),
+                ("MEMDIR_RECALL_SHORTLIST".to_string(), shortlist.to_string()),
+            ]
+        };
+        let input = |offline: bool, shortlist: u32| recall::Input {
+            target: Target { cwd: dir.clone(), env: env(shortlist), memory_dir: Some(dir.clone()) },
+            query: request.query.clone(),
+            now_ms,
+            offline,
+            ..recall::Input::default()
+        };
+        let offline = match core.recall_start(&input(true, shortlist))? {
+            Step::Done(result) => result,
+            Step::Ask(_) => return Err(Failure::input("the offline selector asked a model")),
+        };
+        let asked = |step: Step<recall::RecallResult>| match step {
+            Step::Ask(call) => Some(call.request),
+            Step::Done(_) => None,
+        };
+        let short = asked(core.recall_start(&input(false, shortlist))?);
+        let full = asked(core.recall_start(&input(false, 0))?);
+        let hits = request.expected.iter().filter(|e| offline.selected.contains(e)).count();
+        let offered =
+            short.as_ref().map_or(0, |r| request.expected.iter().filter(|e| offers(&r.user, e)).count());
+        if verbose {
+            writeln!(
+                err,
+                "{:>3}/{:<2} {:<2} {:?} expected {:?} selected {:?}",
+                hits,
+                request.expected.len(),
+                request.lang,
+                request.query,
+                request.expected,
+                offline.selected
+            )?;
+        }
+        for tally in
+            [&mut all, by_dir.entry(&request.dir).or_default(), by_lang.entry(&request.lang).or_default()]
+        {
+            tally.requests += 1;
+            tally.expected += request.expected.len();
+            tally.found += hits;
+            tally.selected += offline.selected.len();
+            tally.relevant_selected += hits;
+            tally.bytes += u64::from(offline.turn_bytes);
+            if request.expected.is_empty() {
+                tally.none_requests += 1;
+                tally.none_kept_empty += usize::from(offline.selected.is_empty());
+            }
+            tally.shortlisted += offered;
+            if let (Some(short), Some(full)) = (&short, &full) {
+                tally.model_requests += 1;
+                tally.request_bytes += (short.system.len() + short.user.len()) as u64;
+                tally.full_request_bytes += (full.system.len() + full.user.len()) as u64;
+            }
+        }
+    }
+    writeln!(
+        out,
+        "Offline selector and model shortlist ({shortlist}) on {} ({} requests)\n",
+        path.file_name().unwrap_or_default().to_string_lossy(),
+        all.requests
+    )?;
+    writeln!(
+        out,
+        "| requests | memories | precision | recall@5 | none kept empty | bytes per relevant memory | shortlist recall | model request bytes (shortlist / all) |"
+    )?;
+    writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|")?;
+    for (label, memories, tally) in by_dir
+        .iter()
+        .map(|(id, t)| (format!("`{id}`"), dirs[*id].1.to_string(), t))
+        .chain(by_lang.iter().map(|(lang, t)| (format!("in {lang}"), "–".to_string(), t)))
+        .chain([("all".to_string(), "–".to_string(), &all)])
+    {
+        writeln!(out, "| {label} ({}) | {memories} | {} |", tally.requests, row(tally))?;
+    }
+    Ok(())
+}
+
+/// Precision, recall@5, none kept empty, bytes per relevant memory, shortlist recall, and the
+/// model request's size.
+fn row(t: &Tally) -> String {
+    let ratio =
+        |a: usize, b: usize| if b == 0 { "–".to_string() } else { format!("{:.2}", a as f64 / b as f64) };
+    let mean = |total: u64| if t.model_requests == 0 { 0 } else { total / t.model_requests as u64 };
+    let per_relevant = if t.relevant_selected == 0 {
+        "–".to_string()
+    } else {
+        (t.bytes / t.relevant_selected as u64).to_string()
+    };
+    format!(
+        "{} | {} | {} ({}/{}) | {per_relevant} | {} | {} / {} ({:.1}×)",
+        ratio(t.relevant_selected, t.selected),
+        ratio(t.found, t.expected),
+        ratio(t.none_kept_empty, t.none_requests),
+        t.none_kept_empty,
+        t.none_requests,
+        ratio(t.shortlisted, t.expected),
+        mean(t.request_bytes),
+        mean(t.full_request_bytes),
+        mean(t.full_request_bytes) as f64 / mean(t.request_bytes).max(1) as f64,
+    )
+}
+
+/// True when the model request's manifest lists `file`.
+fn offers(user: &str, file: &str) -> bool {
+    user.lines().any(|line| line.split_whitespace().nth(2) == Some(file))
+}
+
+/// Writes the directory's memories and their index, oldest first, an hour apart, so that
+/// "newest first" is the order the set lists them in reverse.
+pub(super) fn write_directory(dir: &Path, set: &Directory) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir)?;
+    let mut index = String::new();
+    let base = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400 * 30);
+    for (n, (file, m)) in set.memories.iter().enumerate() {
+        // JSON strings are YAML's double-quoted scalars: a colon in a name stays text.
+        let quote = |s: &str| serde_json::to_string(s).expect("a string serializes");
+        let text = format!(
+            "---\nname: {}\ndescription: {}\nmetadata:\n  type: {}\n---\n\n{}\n",
+            quote(&m.name),
+            quote(&m.description),
+            m.memory_type,
+            m.body
+        );
+        let path = dir.join(file);
+        std::fs::write(&path, text)?;
+        let file_handle = std::fs::File::options().write(true).open(&path)?;
+        file_handle.set_modified(base + std::time::Duration::from_secs(n as u64 * 3600))?;
+        index.push_str(&format!("- [{}]({file}) — {}\n", m.name, m.description));
+    }
+    std::fs::write(dir.join("MEMORY.md"), index)?;
+    Ok(())
+}

@@ -1,0 +1,478 @@
+//! `memdir hook CLIENT EVENT`: memory in an agent's own lifecycle (R14). At session start the
+//! memory part of the system prompt; at each prompt, recall within the session's budgets; when
+//! a turn stops, writer B over what the user said since, in a detached process.
+//!
+//! A hook never stands in the way (R14.2): whatever the payload, the memory directory or the
+//! model does, it exits 0 with the client's "carry on", and a failure is one line in memdir's
+//! log. The per-turn state lives in the memory directory's `.sessions/`, which team sync keeps
+//! local: the recall session (`<key>.json`), the user's prompts since the last stop
+//! (`<key>.jsonl`), when the turn began (`<key>.turn`), when the session's start was injected
+//! (`<key>.start`), and a stopped turn waiting for its extraction (`<key>.<ms>.job.json`).
+
+mod clients;
+
+pub use clients::{Client, Event};
+
+use crate::ops::recall::{Query, recall};
+use crate::ops::session::{load_session, save_session};
+use crate::ops::target::Target;
+use crate::ops::whole_tree;
+use crate::{Context, Failure};
+use clients::Payload;
+use memdir_core::prompt::Options;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `memdir hook`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The client whose hook this is.
+    #[arg(value_enum)]
+    pub client: Client,
+    /// The lifecycle event.
+    #[arg(value_enum)]
+    pub event: Event,
+    /// The model extraction uses when a turn stops: command:CMD, anthropic:MODEL or
+    /// openai:MODEL (default: $MEMDIR_LLM). Without one, the stop hook does nothing.
+    #[arg(long)]
+    pub llm: Option<String>,
+    /// Run a stopped turn's extraction (the detached half of `stop`).
+    #[arg(long, hide = true, value_name = "JOB")]
+    pub worker: Option<PathBuf>,
+    /// Run the automatic team sync of the project in the current directory (the detached half
+    /// of `session-start`).
+    #[arg(long, hide = true)]
+    pub sync_worker: bool,
+}
+
+/// Set in the environment of everything a hook starts, so a model that is itself an agent
+/// with memdir's hooks (`codex exec`, `gemini -p`) does not start memdir again.
+const CHILD_GUARD: &str = "MEMDIR_HOOK_CHILD";
+
+/// The largest payload read: a client sends a few kilobytes.
+const MAX_PAYLOAD: u64 = 4 << 20;
+
+/// The most of a prompt recall searches: a request, not a pasted log.
+const MAX_QUERY: usize = 32 << 10;
+
+/// The most prompt text kept for one turn's extraction.
+const MAX_TURN_LOG: u64 = 1 << 20;
+
+/// The most prompts of one turn a plugin may hand over (the payload itself is bounded too).
+const MAX_TURN_PROMPTS: usize = 256;
+
+/// Runs the hook. Always exit 0: every failure goes to memdir's log, not the agent.
+pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> crate::Outcome {
+    if args.sync_worker {
+        if let Err(e) = sync_job(ctx) {
+            log(ctx, args.client, args.event, &e.message);
+        }
+        return Ok(());
+    }
+    if let Some(job) = &args.worker {
+        if let Err(e) = extract_job(ctx, job, args.llm.as_deref()) {
+            log(ctx, args.client, args.event, &e.message);
+        }
+        let _ = std::fs::remove_file(job);
+        return Ok(());
+    }
+    // Even a bug in memdir must not stand in the way: Cline reads a failed hook as "cancel".
+    let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer(ctx, &args)))
+        .unwrap_or_else(|_| Err(Failure::input("memdir hit a bug answering this hook")));
+    let (client, context) = match answered {
+        Ok(answer) => answer,
+        Err(e) => {
+            log(ctx, args.client, args.event, &e.message);
+            (args.client, None)
+        }
+    };
+    out.write_all(client.answer(args.event, context.as_deref()).as_bytes())?;
+    Ok(())
+}
+
+/// The client that fired and the text to inject, if any.
+fn answer(ctx: &Context, args: &Args) -> Result<(Client, Option<String>), Failure> {
+    if ctx.var(CHILD_GUARD).is_some() {
+        return Ok((args.client, None));
+    }
+    let bytes = ctx.read_stdin(MAX_PAYLOAD)?;
+    let value: serde_json::Value = if bytes.iter().all(u8::is_ascii_whitespace) {
+        serde_json::Value::Object(Default::default())
+    } else {
+        serde_json::from_slice(&bytes)
+            .map_err(|e| Failure::input(format!("the hook payload is not JSON: {e}")))?
+    };
+    let client = args.client.sender(&value);
+    // The terminal agent does all three steps itself on the same directory (R14.3).
+    if client == Client::Claude {
+        return Ok((client, None));
+    }
+    let payload = client.read(&value);
+    let turn = Turn::new(ctx, client, &payload)?;
+    let context = match args.event {
+        Event::SessionStart => {
+            if matches!(payload.source.as_deref(), Some("clear" | "compact")) {
+                turn.reset_session()?;
+            }
+            // A resumed session still holds what its start injected (the clients keep hook text
+            // in the history): the index once, not again. After compaction it is gone.
+            let started = turn.file(".start");
+            if payload.source.as_deref() == Some("resume") && started.exists() {
+                None
+            } else {
+                let text = session_start(ctx, client, &turn)?;
+                if text.is_some() && turn.ensure_dir()? {
+                    std::fs::write(&started, ctx.now_ms().to_string())
+                        .map_err(|e| Failure::input(format!("{}: {e}", started.display())))?;
+                }
+                text
+            }
+        }
+        Event::Prompt => prompt(ctx, client, &turn, payload.prompt.as_deref())?,
+        Event::Stop => {
+            stop(ctx, args, &turn, &payload)?;
+            None
+        }
+        Event::PreCompact | Event::PostCompact => {
+            turn.reset_session()?;
+            None
+        }
+    };
+    Ok((client, context.map(|c| memdir_core::hook::fit(&c, client.cap()))))
+}
+
+/// One session's state: its project, its memory directory and its files in `.sessions/`.
+struct Turn {
+    cwd: String,
+    memory_dir: String,
+    /// `<memory>/.sessions/<client>-<session>`, without an extension.
+    stem: PathBuf,
+}
+
+impl Turn {
+    fn new(ctx: &Context, client: Client, payload: &Payload) -> Result<Turn, Failure> {
+        let cwd = match &payload.cwd {
+            Some(cwd) => cwd.clone(),
+            None => crate::absolute(Path::new("."))?,
+        };
+        let memory_dir = ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?.memory_dir;
+        // A broken directory gives no injection (R14.2): not a half-built prompt about it.
+        if std::fs::metadata(&memory_dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(Failure::input(format!("{memory_dir}: the memory directory is not a directory")));
+        }
+        let name = memdir_core::hook::session_name(&client_name(client), payload.session.as_deref());
+        let stem = Path::new(&memory_dir).join(".sessions").join(name);
+        Ok(Turn { cwd, memory_dir, stem })
+    }
+
+    fn file(&self, extension: &str) -> PathBuf {
+        let mut name = self.stem.clone().into_os_string();
+        name.push(extension);
+        PathBuf::from(name)
+    }
+
+    /// `.sessions/`, created on first use (only where the memory directory exists). A link
+    /// planted in its place would send the hook's writes elsewhere: refused.
+    fn ensure_dir(&self) -> Result<bool, Failure> {
+        if !Path::new(&self.memory_dir).is_dir() {
+            return Ok(false);
+        }
+        let dir = self.stem.parent().expect("in .sessions");
+        match std::fs::symlink_metadata(dir) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(Failure::input(format!(
+                    "{}: not a plain folder (a link?); the hook keeps no state through it",
+                    dir.display()
+                )));
+            }
+            Err(_) => {
+                std::fs::create_dir(dir).map_err(|e| Failure::input(format!("{}: {e}", dir.display())))?
+            }
+        }
+        Ok(true)
+    }
+
+    /// The recall session starts again (R8.3).
+    fn reset_session(&self) -> Result<(), Failure> {
+        let path = self.file(".json");
+        if path.exists() {
+            save_session(&path, "")?;
+        }
+        Ok(())
+    }
+}
+
+fn client_name(client: Client) -> String {
+    clap::ValueEnum::to_possible_value(&client).map(|v| v.get_name().to_string()).unwrap_or_default()
+}
+
+/// Path A: guidance and MEMORY.md (the agent reads its own instruction files); team sync in
+/// the background when `teamSync` is `auto`.
+fn session_start(ctx: &Context, client: Client, turn: &Turn) -> Result<Option<String>, Failure> {
+    crate::ops::index::rebuild_missing_index(ctx, &turn.cwd, &mut std::io::sink())?;
+    let mut core = ctx.core(whole_tree()?)?;
+    let (switches, _) = core.status(&turn.cwd, ctx.env())?;
+    if switches.team_sync == memdir_core::switches::TeamSync::Auto {
+        let worker = ["hook", &client_name(client), "session-start", "--sync-worker"].map(String::from);
+        spawn_self(ctx, &worker, Some(&turn.cwd))?;
+    }
+    let request =
+        memdir_core::instructions::Request { cwd: &turn.cwd, env: ctx.env(), touching: &[], add_dirs: &[] };
+    let options = Options { instruction_files: false, ..Options::default() };
+    let text = core.prompt(&request, options)?;
+    Ok((!text.trim().is_empty()).then_some(text))
+}
+
+/// Path B: offline recall for the prompt in this session; the prompt kept for the stop.
+fn prompt(
+    ctx: &Context,
+    client: Client,
+    turn: &Turn,
+    prompt: Option<&str>,
+) -> Result<Option<String>, Failure> {
+    let Some(prompt) = prompt.filter(|p| !p.trim().is_empty()) else { return Ok(None) };
+    if !turn.ensure_dir()? {
+        return Ok(None);
+    }
+    remember_prompt(ctx, turn, prompt)?;
+    if !client.injects_at_prompt() {
+        return Ok(None);
+    }
+    let path = turn.file(".json");
+    // A session file that is not one (a crash, an older memdir) starts a new session.
+    let session = load_session(ctx, Some(&path)).unwrap_or_default();
+    let mut end = prompt.len().min(MAX_QUERY);
+    while !prompt.is_char_boundary(end) {
+        end -= 1;
+    }
+    let query = Query {
+        cwd: &turn.cwd,
+        memory_dir: None,
+        query: &prompt[..end],
+        recent_tools: &[],
+        already_read: &[],
+        ignore_memory: false,
+    };
+    // Prompt time never waits for a model (R14.2): the offline selector.
+    let outcome = recall(ctx, &query, session, None)?;
+    // What does not fit the client's limit is taken back from the session: a later turn may
+    // recall it.
+    let injected = memdir_core::hook::recall_context(&outcome.session, &outcome.attachments, client.cap())
+        .map_err(|e| Failure::input(e.to_string()))?;
+    save_session(&path, &injected.session)?;
+    Ok(injected.text)
+}
+
+/// Adds the prompt to this turn's log in the transcript wire format, and notes when the turn
+/// began (what the agent writes after it is its own).
+fn remember_prompt(ctx: &Context, turn: &Turn, prompt: &str) -> Result<(), Failure> {
+    let log = turn.file(".jsonl");
+    let size = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
+    if size < MAX_TURN_LOG {
+        append(&log, &serde_json::json!({ "role": "user", "content": prompt }).to_string())?;
+    }
+    let turn_file = turn.file(".turn");
+    if !turn_file.exists() {
+        std::fs::write(&turn_file, ctx.now_ms().to_string())
+            .map_err(|e| Failure::input(format!("{}: {e}", turn_file.display())))?;
+    }
+    Ok(())
+}
+
+fn append(path: &Path, line: &str) -> Result<(), Failure> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    writeln!(file, "{line}").map_err(|e| Failure::input(format!("{}: {e}", path.display())))
+}
+
+/// What a stopped turn hands its detached extraction.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Job {
+    cwd: String,
+    /// When the turn began: memory files changed since were the agent's own writes (R9.3).
+    turn_began_ms: i64,
+    /// The turn's messages, as transcript JSON lines.
+    transcript: String,
+}
+
+/// The turn's log becomes a job for a detached extraction; the hook returns at once. Without a
+/// model there is nothing to do, and the log goes.
+fn stop(ctx: &Context, args: &Args, turn: &Turn, payload: &Payload) -> Result<(), Failure> {
+    let (transcript, began) = match &payload.turn {
+        // A plugin that keeps the turn itself (opencode) hands it over whole.
+        Some(prompts) => {
+            if prompts.is_empty() || !turn.ensure_dir()? {
+                return Ok(());
+            }
+            let mut log = String::new();
+            for prompt in prompts.iter().take(MAX_TURN_PROMPTS) {
+                log.push_str(&serde_json::json!({ "role": "user", "content": prompt }).to_string());
+                log.push('\n');
+            }
+            (log, payload.turn_began_ms.unwrap_or(0))
+        }
+        None => {
+            let log = turn.file(".jsonl");
+            let turn_file = turn.file(".turn");
+            let transcript = match std::fs::read_to_string(&log) {
+                Ok(text) => text,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(Failure::input(format!("{}: {e}", log.display()))),
+            };
+            let began =
+                std::fs::read_to_string(&turn_file).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
+            let _ = std::fs::remove_file(&log);
+            let _ = std::fs::remove_file(&turn_file);
+            (transcript, began)
+        }
+    };
+    let reply = payload.reply.as_deref();
+    let spec = args.llm.as_deref().or_else(|| ctx.var("MEMDIR_LLM"));
+    if spec.is_none_or(|s| s == "offline") {
+        return Ok(());
+    }
+    let mut transcript = transcript;
+    if let Some(reply) = reply {
+        transcript.push_str(&serde_json::json!({ "role": "assistant", "content": reply }).to_string());
+        transcript.push('\n');
+    }
+    let job = Job { cwd: turn.cwd.clone(), turn_began_ms: began, transcript };
+    let path = turn.file(&format!(".{}.job.json", ctx.now_ms()));
+    std::fs::write(&path, serde_json::to_vec(&job).map_err(std::io::Error::from)?)
+        .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    let mut worker = vec![
+        "hook".to_string(),
+        client_name(args.client),
+        "stop".to_string(),
+        "--worker".to_string(),
+        path.display().to_string(),
+    ];
+    if let Some(llm) = &args.llm {
+        worker.extend(["--llm".to_string(), llm.clone()]);
+    }
+    spawn_self(ctx, &worker, None)
+}
+
+/// Starts this binary again, detached: its own process group, no terminal, output to the log.
+fn spawn_self(ctx: &Context, args: &[String], cwd: Option<&str>) -> Result<(), Failure> {
+    use std::process::{Command, Stdio};
+    let exe = std::env::current_exe().map_err(|e| Failure::input(format!("the memdir binary: {e}")))?;
+    let log = log_file(ctx).and_then(|path| {
+        std::fs::create_dir_all(path.parent()?).ok()?;
+        std::fs::OpenOptions::new().create(true).append(true).open(path).ok()
+    });
+    let mut command = Command::new(exe);
+    command.args(args).env(CHILD_GUARD, "1").stdin(Stdio::null()).stdout(Stdio::null());
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
+    command.stderr(log.map(Stdio::from).unwrap_or_else(Stdio::null));
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    command.spawn().map_err(|e| Failure::input(format!("starting the background work: {e}")))?;
+    Ok(())
+}
+
+/// The detached half of `stop`: writer B over the turn, with the agent's own writes this turn
+/// making it a no-op (R9.3).
+fn extract_job(ctx: &Context, path: &Path, llm: Option<&str>) -> Result<(), Failure> {
+    let text = std::fs::read(path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    let job: Job = serde_json::from_slice(&text)
+        .map_err(|e| Failure::input(format!("{}: not a memdir hook job: {e}", path.display())))?;
+    let mut model = ctx.model(llm, "extraction at stop")?;
+    let target = Target { cwd: Some(PathBuf::from(&job.cwd)), memory_dir: None };
+    let memory_dir = ctx.core(whole_tree()?)?.locate(&job.cwd, ctx.env())?.memory_dir;
+    let written = changed_since(Path::new(&memory_dir), job.turn_began_ms);
+    let extraction = crate::ops::extract::Extraction {
+        transcript: &job.transcript,
+        source: &path.display().to_string(),
+        conversation: None,
+        written: &written,
+        main_agent: true,
+        utc_offset_minutes: ctx.utc_offset(None),
+    };
+    let report = crate::ops::extract::extract(ctx, &target, &extraction, &mut *model, |_| {})?;
+    for d in &report.diagnostics {
+        log_line(ctx, &format!("extraction: {d}"));
+    }
+    Ok(())
+}
+
+/// The detached half of `session-start`: the automatic sync, in the log.
+fn sync_job(ctx: &Context) -> Result<(), Failure> {
+    let cwd = crate::absolute(Path::new("."))?;
+    let memory_dir = ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?.memory_dir;
+    let interval = Some(crate::ops::team::SESSION_SYNC_INTERVAL_MS);
+    for line in crate::ops::team::sync_copies(ctx, &cwd, &memory_dir, interval) {
+        log_line(ctx, &line);
+    }
+    Ok(())
+}
+
+/// Memory files (not memdir's own dot-directories) modified at or after `since_ms`.
+fn changed_since(dir: &Path, since_ms: i64) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                stack.push(entry.path());
+                continue;
+            }
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_millis() as i64);
+            if modified >= since_ms && name.to_string_lossy().ends_with(".md") {
+                found.push(entry.path().display().to_string());
+            }
+        }
+    }
+    found
+}
+
+/// memdir's log: `$MEMDIR_LOG`, else `$XDG_STATE_HOME/memdir/hook.log`, else
+/// `~/.local/state/memdir/hook.log`.
+fn log_file(ctx: &Context) -> Option<PathBuf> {
+    if let Some(path) = ctx.var("MEMDIR_LOG") {
+        return Some(PathBuf::from(path));
+    }
+    let state = match ctx.var("XDG_STATE_HOME") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(ctx.var("HOME")?).join(".local/state"),
+    };
+    Some(state.join("memdir/hook.log"))
+}
+
+/// The log past which it starts again (the previous one kept as `.1`).
+const MAX_LOG: u64 = 1 << 20;
+
+fn log(ctx: &Context, client: Client, event: Event, message: &str) {
+    let event =
+        clap::ValueEnum::to_possible_value(&event).map(|v| v.get_name().to_string()).unwrap_or_default();
+    log_line(ctx, &format!("hook {} {event}: {message}", client_name(client)));
+}
+
+fn log_line(ctx: &Context, message: &str) {
+    let Some(path) = log_file(ctx) else { return };
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_LOG) {
+        let _ = std::fs::rename(&path, path.with_extension("log.1"));
+    }
+    let line = message.replace(['\n', '\r'], " ");
+    let at = memdir_core::time::iso_millis(ctx.now_ms());
+    let _ = append(&path, &format!("{at} {line}"));
+}

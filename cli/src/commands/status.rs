@@ -1,0 +1,97 @@
+//! `memdir status`: which switches are on, and which rule decided (R4).
+
+use crate::ops::whole_tree;
+use crate::{Context, Outcome, absolute};
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `memdir status`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The working directory (default: the current one).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct Json<'a> {
+    auto_memory: bool,
+    decided_by: String,
+    instructions: bool,
+    bare: bool,
+    team_memory: bool,
+    daily_log: bool,
+    team_sync: memdir_core::switches::TeamSync,
+    /// How many memories recall offers a model (0: all).
+    recall_shortlist: u32,
+    memory_dir: &'a str,
+    /// The settings file whose `autoMemoryDirectory` set `memory_dir`, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory_dir_setting: Option<&'a str>,
+    project_root: &'a str,
+}
+
+/// Runs the command.
+pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    let cwd = absolute(&args.cwd.unwrap_or_else(|| PathBuf::from(".")))?;
+    // One load gives the switches, the location and what the instruction files say about
+    // themselves (large files, imports not loaded).
+    let request =
+        memdir_core::instructions::Request { cwd: &cwd, env: ctx.env(), touching: &[], add_dirs: &[] };
+    let loaded = ctx.core(whole_tree()?)?.load_instructions(&request)?;
+    let (switches, location) = (&loaded.switches, &loaded.location);
+    for d in &switches.diagnostics {
+        writeln!(err, "memdir: warning: {d}")?;
+    }
+    for file in &loaded.files {
+        for d in &file.diagnostics {
+            writeln!(err, "memdir: warning: {}: {d}", file.path)?;
+        }
+    }
+    let json = Json {
+        auto_memory: switches.auto_memory,
+        decided_by: switches.decided_by.label(),
+        instructions: switches.instructions,
+        bare: switches.bare,
+        team_memory: switches.team_memory,
+        daily_log: switches.daily_log,
+        team_sync: switches.team_sync,
+        recall_shortlist: switches.recall_shortlist,
+        memory_dir: &location.memory_dir,
+        memory_dir_setting: location.memory_dir_setting.as_deref(),
+        project_root: &location.project_root,
+    };
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+    } else {
+        let on = |b: bool| if b { "on" } else { "off" };
+        writeln!(out, "auto memory:   {} (decided by {})", on(json.auto_memory), json.decided_by)?;
+        writeln!(
+            out,
+            "instructions:  {}{}",
+            on(json.instructions),
+            if json.bare { " (bare mode)" } else { "" }
+        )?;
+        writeln!(out, "team memory:   {}", on(json.team_memory))?;
+        writeln!(out, "daily log:     {}", on(json.daily_log))?;
+        let sync = serde_json::to_value(json.team_sync).map_err(std::io::Error::from)?;
+        writeln!(out, "team sync:     {}", sync.as_str().unwrap_or_default())?;
+        match json.recall_shortlist {
+            0 => writeln!(out, "shortlist:     all memories offered to a model")?,
+            n => writeln!(out, "shortlist:     the best {n} memories offered to a model")?,
+        }
+        match json.memory_dir_setting {
+            Some(settings) => {
+                writeln!(out, "memory dir:    {} (autoMemoryDirectory in {settings})", json.memory_dir)?
+            }
+            None => writeln!(out, "memory dir:    {}", json.memory_dir)?,
+        }
+        writeln!(out, "project root:  {}", json.project_root)?;
+    }
+    Ok(())
+}

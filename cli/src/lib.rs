@@ -1,0 +1,370 @@
+//! The `memdir` command line: argument parsing, the choice of backend, exit statuses.
+//! Each subcommand lives in its own file under `commands/`.
+
+use clap::{Parser, Subcommand, ValueEnum};
+#[cfg(feature = "native")]
+use memdir_harness::NativeCore;
+use memdir_harness::error::Error;
+use memdir_harness::{ComponentRuntime, ConfinedFs, Core};
+use std::cell::OnceCell;
+use std::io::Write;
+use std::path::PathBuf;
+
+mod commands;
+
+pub(crate) mod ops;
+
+#[doc(hidden)]
+pub use commands::setup::editors as setup_editors;
+
+/// Persistent, file-based memory for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(
+    name = "memdir",
+    version,
+    about = "Persistent, file-based memory for AI coding agents, shared with the terminal agent",
+    long_about = None
+)]
+pub struct Cli {
+    /// The time to use as "now" (RFC 3339, e.g. 2026-11-29T12:00:00Z); defaults to the clock.
+    #[arg(long, global = true, value_parser = parse_now)]
+    pub now: Option<i64>,
+    /// Which build of the core runs the command (the native one is for tests and benchmarks).
+    #[arg(long, global = true, value_enum, default_value_t = Backend::Component, hide = true)]
+    pub backend: Backend,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Which build of the memory core to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// The WebAssembly component in wasmtime.
+    Component,
+    /// The core crate linked natively (built with the `native` feature).
+    #[cfg(feature = "native")]
+    Native,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the manifest of a memory directory: one line per memory, newest first (R5.3).
+    Manifest(commands::manifest::Args),
+    /// List the memory files of a directory with their frontmatter and diagnostics (R5.1).
+    Scan(commands::scan::Args),
+    /// Print MEMORY.md exactly as the model sees it, with the warning when it was cut (R6.2).
+    Index(commands::index::Args),
+    /// Print the auto-memory directory of a working directory, or a subagent's (R2, R11).
+    Path(commands::path::Args),
+    /// List the instruction files in load order, or print them as the model sees them (R3).
+    Instructions(commands::instructions::Args),
+    /// Print the memory part of a system prompt: instructions, guidance, MEMORY.md (R12.1).
+    Prompt(commands::prompt::Args),
+    /// Show which switches are on and which rule decided (R4).
+    Status(commands::status::Args),
+    /// A client's lifecycle hook: the index at session start, recall at each prompt,
+    /// extraction when a turn stops (R14). Reads the client's payload on stdin.
+    Hook(commands::hook::Args),
+    /// Recall the memories worth injecting for one user request (R7, R8).
+    Recall(commands::recall::Args),
+    /// Manage a recall session file (`compact` after the conversation was compacted).
+    Session(commands::session::Args),
+    /// Save a memory and its MEMORY.md line in one step (R9.1).
+    Save(commands::save::SaveArgs),
+    /// Remove a memory and its MEMORY.md line.
+    Forget(commands::save::ForgetArgs),
+    /// List the trash, or bring back a memory extraction or a dream deleted or overwrote.
+    Restore(commands::save::RestoreArgs),
+    /// Report what has drifted: index lines without files, files without index lines,
+    /// duplicates, an index over its limits, broken frontmatter. Exit 1 when anything is found.
+    Check(commands::check::Args),
+    /// Walk what check found, one memory at a time: keep, edit or forget each; retire project
+    /// memories whose dates have passed.
+    Review(commands::review::Args),
+    /// Extract memories from a conversation with a model, in two rounds (R9.2).
+    Extract(commands::extract::Args),
+    /// Append an entry to today's daily log (R9.4).
+    Log(commands::log::LogArgs),
+    /// Fold what is new in the daily logs into topic memories with a model (R9.4).
+    Dream(commands::log::DreamArgs),
+    /// Sync team memory (or, with --private, your own) through git: init, sync, status.
+    Team(commands::team::Args),
+    /// git's merge driver for MEMORY.md: writes the union of entries to OURS (never a conflict).
+    #[command(hide = true)]
+    MergeIndex(commands::team::MergeArgs),
+    /// Serve the memory to MCP clients over stdio (Zed, Claude Code, Cursor, VS Code).
+    Mcp(commands::mcp::Args),
+    /// Register `memdir mcp` with the agents on this machine (Claude Code, Cursor, VS Code, Zed,
+    /// Codex, Gemini, opencode, Windsurf), or check or remove that.
+    Setup(commands::setup::Args),
+    /// Write a sample memory directory and show what an agent gets from it.
+    Demo(commands::demo::Args),
+    /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell).
+    Completions(commands::release::CompletionsArgs),
+    /// Print the man page (roff).
+    Man,
+    /// Time scan + manifest on generated directories: component, native core and Node.
+    #[cfg(feature = "bench")]
+    Bench(commands::bench::Args),
+}
+
+fn parse_now(text: &str) -> Result<i64, String> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .map(|t| t.timestamp_millis())
+        .map_err(|e| format!("not an RFC 3339 time ({e}); write e.g. 2026-11-29T12:00:00Z"))
+}
+
+/// What a command runs with: the environment it may consult, the backend, the loaded component.
+pub struct Context {
+    env: Vec<(String, String)>,
+    backend: Backend,
+    /// `--now`, when given; else the clock is read each time.
+    now_ms: Option<i64>,
+    runtime: OnceCell<ComponentRuntime>,
+    /// Where every core call is recorded, for call scripts (the conformance runner's).
+    record: Option<memdir_harness::calls::Log>,
+    /// What the command reads as its standard input instead of the process's (tests).
+    stdin: Option<Vec<u8>>,
+}
+
+impl Context {
+    /// Standard input, whole: the bytes the caller gave, else the process's, up to `limit`
+    /// bytes (more is an error, so a runaway writer cannot exhaust memory).
+    pub fn read_stdin(&self, limit: u64) -> std::io::Result<Vec<u8>> {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        match &self.stdin {
+            Some(given) => bytes.extend_from_slice(given),
+            None => {
+                std::io::stdin().lock().take(limit + 1).read_to_end(&mut bytes)?;
+            }
+        }
+        if bytes.len() as u64 > limit {
+            return Err(std::io::Error::other(format!("standard input is larger than {limit} bytes")));
+        }
+        Ok(bytes)
+    }
+
+    /// The environment variable `name`, when set and not empty (the last definition wins).
+    pub fn var(&self, name: &str) -> Option<&str> {
+        let (_, value) = self.env.iter().rev().find(|(k, _)| k == name)?;
+        (!value.is_empty()).then_some(value.as_str())
+    }
+
+    /// The model a command that cannot work without one uses: `--llm`, else `$MEMDIR_LLM`.
+    /// `who` names the command in the message when there is none (or only `offline`).
+    pub fn model(
+        &self,
+        spec: Option<&str>,
+        who: &str,
+    ) -> Result<Box<dyn memdir_harness::llm::Model>, Failure> {
+        let spec = spec.or_else(|| self.var("MEMDIR_LLM"));
+        match spec.map(|s| memdir_harness::llm::from_spec(s, &self.env)) {
+            Some(Ok(Some(model))) => Ok(model),
+            Some(Err(e)) => Err(Failure::input(e)),
+            _ => Err(Failure::input(format!(
+                "{who} needs a model: pass --llm (command:, anthropic: or openai:)"
+            ))),
+        }
+    }
+
+    /// The user's UTC offset in minutes: `--utc-offset` when given, else this machine's.
+    pub fn utc_offset(&self, given: Option<i32>) -> i32 {
+        given.unwrap_or_else(|| chrono::Local::now().offset().local_minus_utc() / 60)
+    }
+
+    /// The environment as the core should see it.
+    pub fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
+    /// "Now" in ms since the epoch: `--now`, else the clock.
+    pub fn now_ms(&self) -> i64 {
+        self.now_ms.unwrap_or_else(|| chrono::Utc::now().timestamp_millis())
+    }
+
+    /// The same environment, backend and "now" with no component loaded yet, for a thread of
+    /// its own (a loaded runtime stays on the thread that loaded it).
+    pub fn fresh(&self) -> Context {
+        Context {
+            env: self.env.clone(),
+            backend: self.backend,
+            now_ms: self.now_ms,
+            runtime: OnceCell::new(),
+            record: self.record.clone(),
+            stdin: None,
+        }
+    }
+
+    /// A core on the chosen backend, with `fs` as its filesystem.
+    pub fn core(&self, fs: ConfinedFs) -> Result<Box<dyn Core + '_>, Error> {
+        if let Some(log) = &self.record {
+            let grant = memdir_harness::calls::Grant::of(&fs);
+            return Ok(Box::new(memdir_harness::calls::Recording::new(
+                self.backend_core(fs)?,
+                grant,
+                log.clone(),
+            )));
+        }
+        self.backend_core(fs)
+    }
+
+    fn backend_core(&self, fs: ConfinedFs) -> Result<Box<dyn Core + '_>, Error> {
+        Ok(match self.backend {
+            #[cfg(feature = "native")]
+            Backend::Native => Box::new(NativeCore::new(fs)),
+            Backend::Component => {
+                if self.runtime.get().is_none() {
+                    let _ = self.runtime.set(ComponentRuntime::load()?);
+                }
+                Box::new(self.runtime.get().expect("set above").core(fs))
+            }
+        })
+    }
+}
+
+/// A failed command: the exit status and a one-line message.
+#[derive(Debug)]
+pub struct Failure {
+    /// 2 for bad input, 1 for anything else.
+    pub status: i32,
+    /// What went wrong, naming the file.
+    pub message: String,
+}
+
+impl Failure {
+    /// Bad input (exit status 2).
+    pub fn input(message: impl Into<String>) -> Self {
+        Failure { status: 2, message: message.into() }
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(err: Error) -> Self {
+        use memdir_core::Error as C;
+        use memdir_core::FsError as F;
+        let status = match &err {
+            Error::Core(C::InvalidInput(_)) => 2,
+            Error::Core(C::Fs(
+                F::NotFound(_)
+                | F::NotADirectory(_)
+                | F::IsADirectory(_)
+                | F::InvalidPath(_)
+                | F::OutsideRoot(_),
+            )) => 2,
+            _ => 1,
+        };
+        Failure { status, message: err.to_string() }
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(err: std::io::Error) -> Self {
+        // A reader that stopped early (`memdir scan | head`) is not a failure.
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            return Failure { status: 0, message: String::new() };
+        }
+        Failure { status: 1, message: err.to_string() }
+    }
+}
+
+/// Outcome of a command body.
+pub type Outcome = Result<(), Failure>;
+
+/// Runs `memdir` with `args` (program name first) and `env`; returns the exit status.
+/// Output goes to `out`, the error line to `err`.
+pub fn run(
+    args: impl IntoIterator<Item = String>,
+    env: Vec<(String, String)>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    run_recorded(args, env, out, err, None)
+}
+
+/// [`run`], recording every call the command makes on the core into `record`.
+pub fn run_recorded(
+    args: impl IntoIterator<Item = String>,
+    env: Vec<(String, String)>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    record: Option<memdir_harness::calls::Log>,
+) -> i32 {
+    run_with_stdin(args, env, None, out, err, record)
+}
+
+/// [`run_recorded`] with `stdin` as the command's standard input (None: the process's).
+pub fn run_with_stdin(
+    args: impl IntoIterator<Item = String>,
+    env: Vec<(String, String)>,
+    stdin: Option<Vec<u8>>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    record: Option<memdir_harness::calls::Log>,
+) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let status = if e.use_stderr() { 2 } else { 0 };
+            let text = e.render().to_string();
+            let _ = if status == 0 { out.write_all(text.as_bytes()) } else { err.write_all(text.as_bytes()) };
+            return status;
+        }
+    };
+    let ctx = Context { env, backend: cli.backend, now_ms: cli.now, runtime: OnceCell::new(), record, stdin };
+    let outcome = match cli.command {
+        Command::Manifest(a) => commands::manifest::run(&ctx, a, out),
+        Command::Scan(a) => commands::scan::run(&ctx, a, out),
+        Command::Index(a) => commands::index::run(&ctx, a, out, err),
+        Command::Path(a) => commands::path::run(&ctx, a, out, err),
+        Command::Instructions(a) => commands::instructions::run(&ctx, a, out, err),
+        Command::Prompt(a) => commands::prompt::run(&ctx, a, out, err),
+        Command::Status(a) => commands::status::run(&ctx, a, out, err),
+        Command::Hook(a) => commands::hook::run(&ctx, a, out),
+        Command::Recall(a) => commands::recall::run(&ctx, a, out, err),
+        Command::Session(a) => commands::session::run(&ctx, a, out),
+        Command::Save(a) => commands::save::save(&ctx, a, out),
+        Command::Forget(a) => commands::save::forget(&ctx, a, out),
+        Command::Restore(a) => commands::save::restore(&ctx, a, out),
+        Command::Check(a) => commands::check::run(&ctx, a, out),
+        Command::Review(a) => commands::review::run(&ctx, a, out),
+        Command::Extract(a) => commands::extract::run(&ctx, a, out),
+        Command::Log(a) => commands::log::log(&ctx, a, out),
+        Command::Dream(a) => commands::log::dream(&ctx, a, out, err),
+        Command::Team(a) => commands::team::run(&ctx, a, out),
+        Command::MergeIndex(a) => commands::team::merge_index(&ctx, a),
+        Command::Mcp(a) => commands::mcp::run(&ctx, a),
+        Command::Setup(a) => commands::setup::run(&ctx, a, out),
+        Command::Demo(a) => commands::demo::run(&ctx, a, out),
+        Command::Completions(a) => commands::release::completions(a, out),
+        Command::Man => commands::release::man(out),
+        #[cfg(feature = "bench")]
+        Command::Bench(a) => commands::bench::run(&ctx, a, out, err),
+    };
+    match outcome {
+        Ok(()) => 0,
+        Err(failure) => {
+            if !failure.message.is_empty() {
+                let _ = writeln!(err, "memdir: {}", failure.message);
+            }
+            failure.status
+        }
+    }
+}
+
+/// An absolute, `/`-separated form of a path given on the command line.
+pub fn absolute(path: &std::path::Path) -> Result<String, Failure> {
+    let abs: PathBuf =
+        std::path::absolute(path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    abs.into_os_string()
+        .into_string()
+        .map_err(|_| Failure::input(format!("{}: the path is not UTF-8", path.display())))
+}
+
+/// Grants read access to an existing directory given on the command line.
+pub fn read_root(dir: &std::path::Path) -> Result<ConfinedFs, Failure> {
+    ConfinedFs::new().grant_read(dir).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Failure::input(format!("{}: no such directory", dir.display())),
+        _ => Failure::input(format!("{}: {e}", dir.display())),
+    })
+}

@@ -1,0 +1,47 @@
+//! The memory checked against the project and its git (`memdir check`, MCP `memory_check`).
+
+use super::whole_tree;
+use crate::{Context, Failure};
+use memdir_core::check::CheckReport;
+
+/// Checks the memory of the project at `cwd` (or the directory `memory_dir`), with what the
+/// project's git says: the CLI's and the MCP server's `check`.
+pub fn inspect(ctx: &Context, cwd: &str, memory_dir: Option<String>) -> Result<CheckReport, Failure> {
+    let location = ctx.core(whole_tree()?)?.locate(cwd, ctx.env())?;
+    let dir = memory_dir.clone().unwrap_or_else(|| location.memory_dir.clone());
+    let git =
+        if location.from_git { memdir_harness::git::facts(&location.work_tree) } else { Default::default() };
+    // Writable only to finish a write a killed writer left half-done; never created.
+    let mut fs = whole_tree()?;
+    if std::path::Path::new(&dir).is_dir() {
+        fs = fs.grant_write(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
+    }
+    let target = memdir_core::target::Target { cwd: cwd.to_string(), env: ctx.env().to_vec(), memory_dir };
+    Ok(ctx.core(fs)?.check(&target, ctx.now_ms(), &git)?)
+}
+
+/// The report as text: one line per finding (`PATH[:LINE]  SEVERITY  KIND  MESSAGE`), then a
+/// count.
+pub fn render(report: &CheckReport) -> String {
+    let mut out = String::new();
+    if report.recovered > 0 {
+        out.push_str(&format!("finished an interrupted write ({} files)\n", report.recovered));
+    }
+    for f in &report.findings {
+        let at = f.line.map_or(f.path.clone(), |line| format!("{}:{line}", f.path));
+        out.push_str(&format!("{at}  {}  {}  {}\n", name(f.severity), name(f.kind), f.message));
+    }
+    let (m, f) = (report.memories as usize, report.findings.len());
+    let plural = |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+    out.push_str(&format!(
+        "{m} {}, {f} {}\n",
+        plural(m, "memory", "memories"),
+        plural(f, "finding", "findings")
+    ));
+    out
+}
+
+/// The kebab-case name serde gives a value (`missing-citation`, `warning`).
+pub fn name(value: impl serde::Serialize) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}

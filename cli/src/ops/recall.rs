@@ -1,0 +1,60 @@
+//! One recall turn (R7, R8), whatever asked for it: `memdir recall`, the MCP tool, a hook.
+
+use super::whole_tree;
+use crate::{Context, Failure};
+use memdir_core::recall::{Input, RecallResult};
+use memdir_core::target::Target;
+use memdir_harness::llm;
+use memdir_harness::steps::drive;
+
+/// One recall request, whatever asked for it (this command or `memdir mcp`).
+pub struct Query<'a> {
+    /// The absolute working directory.
+    pub cwd: &'a str,
+    /// A memory directory to use instead of the working directory's.
+    pub memory_dir: Option<String>,
+    /// The user's request.
+    pub query: &'a str,
+    /// Tools the agent used recently.
+    pub recent_tools: &'a [String],
+    /// Files already in the context.
+    pub already_read: &'a [String],
+    /// The user said not to use memory.
+    pub ignore_memory: bool,
+}
+
+/// Runs one recall turn for `query` in `session` (JSON, empty for a new one), with `model` or
+/// the offline selector. The result carries the session to keep.
+pub fn recall(
+    ctx: &Context,
+    query: &Query<'_>,
+    session: String,
+    model: Option<&mut dyn llm::Model>,
+) -> Result<RecallResult, Failure> {
+    let mut core = ctx.core(whole_tree()?)?;
+    let input = Input {
+        target: Target {
+            cwd: query.cwd.to_string(),
+            env: ctx.env().to_vec(),
+            memory_dir: query.memory_dir.clone(),
+        },
+        query: query.query.to_string(),
+        recent_tools: query.recent_tools.to_vec(),
+        already_read: query.already_read.to_vec(),
+        ignore_memory: query.ignore_memory,
+        now_ms: ctx.now_ms(),
+        session,
+        offline: model.is_none(),
+    };
+    let first = core.recall_start(&input)?;
+    Ok(match model {
+        Some(model) => drive(first, model, |state, reply| core.recall_resume(state, reply), |_| {})?,
+        None => first.done().expect("an offline recall finishes in one step"),
+    })
+}
+
+/// The model recall uses: `--llm`, else `$MEMDIR_LLM`, else none (the offline selector).
+pub fn recall_model(ctx: &Context, spec: Option<&str>) -> Result<Option<Box<dyn llm::Model>>, Failure> {
+    let spec = spec.or_else(|| ctx.var("MEMDIR_LLM")).unwrap_or("offline");
+    llm::from_spec(spec, ctx.env()).map_err(Failure::input)
+}

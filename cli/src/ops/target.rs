@@ -1,0 +1,36 @@
+//! Where an operation's memory directory is, and the filesystem it may use there.
+
+use super::whole_tree;
+use crate::{Context, Failure, absolute};
+use memdir_harness::ConfinedFs;
+use std::path::PathBuf;
+
+/// Where the memory directory is: the working directory's, or one named.
+#[derive(Debug, clap::Args)]
+pub struct Target {
+    /// The working directory: its memory, its project and its settings (default: the current
+    /// one).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// Use this memory directory instead of the working directory's.
+    #[arg(long)]
+    pub memory_dir: Option<PathBuf>,
+}
+
+impl Target {
+    /// The core's target for these arguments, and a filesystem that reads everything (settings
+    /// and git metadata live anywhere) and writes the memory directory alone, created when
+    /// missing. Returns the memory directory too.
+    pub fn open(&self, ctx: &Context) -> Result<(memdir_core::target::Target, String, ConfinedFs), Failure> {
+        let cwd = absolute(&self.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
+        let explicit = self.memory_dir.as_deref().map(absolute).transpose()?;
+        let dir = match &explicit {
+            Some(dir) => dir.clone(),
+            None => ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?.memory_dir,
+        };
+        std::fs::create_dir_all(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
+        let fs = whole_tree()?.grant_write(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
+        let target = memdir_core::target::Target { cwd, env: ctx.env().to_vec(), memory_dir: explicit };
+        Ok((target, dir, fs))
+    }
+}
