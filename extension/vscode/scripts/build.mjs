@@ -24,6 +24,7 @@ run(bin("tsc"), ["-p", "."]);
 const dist = path.join(here, "dist");
 fs.rmSync(dist, { recursive: true, force: true });
 await esbuild.build({
+  absWorkingDir: here,
   entryPoints: ["src/extension.ts"],
   outfile: "dist/extension.js",
   bundle: true,

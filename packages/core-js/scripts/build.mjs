@@ -34,6 +34,7 @@ fs.rmSync(dist, { recursive: true, force: true });
 run(bin("tsc"), ["-p", "."]);
 fs.cpSync(generated, path.join(dist, "types/generated"), { recursive: true, filter: (f) => !f.endsWith(".wasm") && !f.endsWith(".js") });
 await esbuild.build({
+  absWorkingDir: here,
   entryPoints: ["src/index.ts"],
   outfile: "dist/index.js",
   bundle: true,

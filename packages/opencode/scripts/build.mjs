@@ -22,6 +22,7 @@ run(path.join(here, "node_modules/.bin/tsc"), ["-p", "."]);
 const dist = path.join(here, "dist");
 fs.rmSync(dist, { recursive: true, force: true });
 await esbuild.build({
+  absWorkingDir: here,
   entryPoints: ["src/index.ts"],
   outfile: "dist/index.js",
   bundle: true,
