@@ -775,6 +775,11 @@ fn hook_cap(cap_bytes: Option<u32>) -> usize {
 }
 
 impl ex::team::Guest for Component {
+    fn auto_sync() -> ex::team::AutoSyncSchedule {
+        let team::AutoSync { session_interval_ms, write_delay_ms } = team::AUTO_SYNC;
+        ex::team::AutoSyncSchedule { session_interval_ms, write_delay_ms }
+    }
+
     fn start(input: ex::team::TeamInput) -> Result<ex::team::TeamStep, wit::Error> {
         use ex::team as t;
         let action = match input.action {

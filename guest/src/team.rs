@@ -26,6 +26,20 @@ use crate::writer;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// When `teamSync: auto` syncs, the same in every host: a session's first sync skips a
+/// directory synced within `session_interval_ms`, and after a write the sync waits
+/// `write_delay_ms` for the next one, so a burst of saves is one commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AutoSync {
+    /// A session's first sync skips a directory synced this recently.
+    pub session_interval_ms: i64,
+    /// After a write, how long the sync waits for the next one.
+    pub write_delay_ms: i64,
+}
+
+/// The automatic sync's schedule.
+pub const AUTO_SYNC: AutoSync = AutoSync { session_interval_ms: 5 * 60 * 1000, write_delay_ms: 30_000 };
+
 /// The oldest git that syncs: `rebase` on the merge machinery, which honours merge drivers.
 pub const MIN_GIT: (u32, u32) = (2, 34);
 /// The branch team memory lives on unless `--branch` names another: an orphan branch of the

@@ -406,7 +406,7 @@ fn extract_job(ctx: &Context, path: &Path, llm: Option<&str>) -> Result<(), Fail
 fn sync_job(ctx: &Context) -> Result<(), Failure> {
     let cwd = crate::absolute(Path::new("."))?;
     let memory_dir = ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?.memory_dir;
-    let interval = Some(crate::ops::team::SESSION_SYNC_INTERVAL_MS);
+    let interval = Some(memdir_core::team::AUTO_SYNC.session_interval_ms);
     for line in crate::ops::team::sync_copies(ctx, &cwd, &memory_dir, interval) {
         log_line(ctx, &line);
     }

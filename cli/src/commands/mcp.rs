@@ -144,9 +144,9 @@ struct Memory {
     watch: Arc<watch::Watch>,
 }
 
-/// An automatic sync at the start of a session skips when one ran this recently.
-/// After a write, the sync waits this long for the next write (debounce).
-const WRITE_SYNC_DELAY: Duration = Duration::from_secs(30);
+/// After a write, the sync waits this long for the next write (the core's schedule).
+const WRITE_SYNC_DELAY: Duration =
+    Duration::from_millis(memdir_core::team::AUTO_SYNC.write_delay_ms.unsigned_abs());
 
 /// Syncs of memory synced through git when `teamSync` is `auto` (issue 13): in a thread of
 /// their own, one at a time, so no tool call waits for the network.
@@ -182,7 +182,7 @@ impl Memory {
         }
         self.watch.watch(self.memory_dir().ok().map(PathBuf::from));
         self.sync.auto = self.team_sync() == Some(TeamSync::Auto);
-        self.spawn_sync(Some(crate::ops::team::SESSION_SYNC_INTERVAL_MS));
+        self.spawn_sync(Some(memdir_core::team::AUTO_SYNC.session_interval_ms));
     }
 
     /// Serves another project (the client's first root): the last project's pending sync runs

@@ -5,9 +5,6 @@ use crate::{Context, Failure};
 use memdir_core::team::{Action, Input, Report, Which};
 use std::path::PathBuf;
 
-/// With `teamSync: auto`, a session's start syncs unless a sync ran this recently.
-pub const SESSION_SYNC_INTERVAL_MS: i64 = 5 * 60 * 1000;
-
 /// The automatic sync (`teamSync: auto`): team/ and the private directory, each that is a
 /// working copy, unless one synced within `min_interval_ms`. One line per sync that did
 /// something or failed, for the caller's log.

@@ -109,11 +109,6 @@ function noticeTwoMemories(context: vscode.ExtensionContext): void {
     });
 }
 
-/** A window's first sync skips a directory synced this recently. */
-const SESSION_SYNC_INTERVAL_MS = 5 * 60 * 1000;
-/** After a write, the sync waits this long for the next one. */
-const WRITE_SYNC_DELAY_MS = 30_000;
-
 /**
  * Team memory synced through git (issue 13): the Sync Team Memory command, and with
  * `teamSync: auto` a sync when the window opens and after writes pause, in the background
@@ -145,12 +140,13 @@ function registerTeamSync(workspace: Workspace, log: vscode.LogOutputChannel, ch
     return next;
   };
   const auto = () => safe(() => workspace.teamSync()) === "auto";
+  const schedule = workspace.core.autoSyncSchedule();
   workspace.onWrite = () => {
     if (!auto()) return;
     clearTimeout(timer);
-    timer = setTimeout(() => sync().catch((e) => log.warn(`memdir: sync: ${(e as Error).message}`)), WRITE_SYNC_DELAY_MS);
+    timer = setTimeout(() => sync().catch((e) => log.warn(`memdir: sync: ${(e as Error).message}`)), schedule.writeDelayMs);
   };
-  if (auto()) sync(SESSION_SYNC_INTERVAL_MS).catch((e) => log.warn(`memdir: sync: ${(e as Error).message}`));
+  if (auto()) sync(schedule.sessionIntervalMs).catch((e) => log.warn(`memdir: sync: ${(e as Error).message}`));
   const command = vscode.commands.registerCommand("memdir.teamSync", async () => {
     if (!vscode.workspace.isTrusted) {
       vscode.window.showWarningMessage("memdir: this workspace is in Restricted Mode, where memory is read-only: trust it to sync");

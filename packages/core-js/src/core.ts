@@ -292,6 +292,12 @@ export class MemoryCore {
     return this.call("hook.fit", undefined, (r) => r.hook.fit(text, capBytes));
   }
 
+  /** When `teamSync: auto` syncs, in milliseconds, the same in every host: a session's first sync skips a directory synced within `sessionIntervalMs`; after a write it waits `writeDelayMs`. */
+  autoSyncSchedule(): { sessionIntervalMs: number; writeDelayMs: number } {
+    const s = this.call("team.auto-sync", undefined, (r) => r.team.autoSync());
+    return { sessionIntervalMs: Number(s.sessionIntervalMs), writeDelayMs: Number(s.writeDelayMs) };
+  }
+
   /** A client's session as a file name in `.sessions/` (no id can name a path outside it). */
   hookSessionName(client: string, session: string | undefined): string {
     return this.call("hook.session-name", undefined, (r) => r.hook.sessionName(client, session));

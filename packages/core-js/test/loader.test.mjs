@@ -193,3 +193,9 @@ test("team sync runs through the jco-loaded core: git runs here, the core decide
   });
   assert.equal(saved.path, "editor.md");
 });
+
+test("the automatic sync's schedule is the core's, in plain numbers (issue 25, item 4)", () => {
+  const { sessionIntervalMs, writeDelayMs } = new MemoryCore(dist).autoSyncSchedule();
+  assert.equal(typeof sessionIntervalMs, "number");
+  assert.ok(sessionIntervalMs > writeDelayMs && writeDelayMs > 0, `${sessionIntervalMs} ${writeDelayMs}`);
+});
