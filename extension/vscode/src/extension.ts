@@ -140,13 +140,14 @@ function registerTeamSync(workspace: Workspace, log: vscode.LogOutputChannel, ch
     return next;
   };
   const auto = () => safe(() => workspace.teamSync()) === "auto";
-  const schedule = workspace.core.autoSyncSchedule();
+  // The core's schedule, asked when a sync is due (not at activation).
+  const schedule = () => workspace.core.autoSyncSchedule();
   workspace.onWrite = () => {
     if (!auto()) return;
     clearTimeout(timer);
-    timer = setTimeout(() => sync().catch((e) => log.warn(`memdir: sync: ${(e as Error).message}`)), schedule.writeDelayMs);
+    timer = setTimeout(() => sync().catch((e) => log.warn(`memdir: sync: ${(e as Error).message}`)), schedule().writeDelayMs);
   };
-  if (auto()) sync(schedule.sessionIntervalMs).catch((e) => log.warn(`memdir: sync: ${(e as Error).message}`));
+  if (auto()) sync(schedule().sessionIntervalMs).catch((e) => log.warn(`memdir: sync: ${(e as Error).message}`));
   const command = vscode.commands.registerCommand("memdir.teamSync", async () => {
     if (!vscode.workspace.isTrusted) {
       vscode.window.showWarningMessage("memdir: this workspace is in Restricted Mode, where memory is read-only: trust it to sync");
