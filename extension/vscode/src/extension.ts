@@ -76,6 +76,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.workspace.onDidChangeWorkspaceFolders(() => view.foldersChanged()),
   );
   noticeTwoMemories(context);
+  context.subscriptions.push(awaitLateFolders(() => view.foldersChanged()));
   log.info(`memdir: memory directory ${safe(() => workspace.location().memoryDir)}`);
   // The extension builds prompts: a missing MEMORY.md is written now (R6.5).
   log.info(`memdir: ${safe(() => workspace.rebuildIndex() ?? "MEMORY.md needs no rebuilding")}`);
@@ -114,6 +115,22 @@ function noticeTwoMemories(context: vscode.ExtensionContext): void {
  * `teamSync: auto` a sync when the window opens and after writes pause, in the background
  * (reported in the log), one at a time.
  */
+/**
+ * A window opened on a `.code-workspace` can activate the extension before it knows the
+ * workspace's folders, and no folder-change event follows (seen in code-server on a first
+ * start): until the folders are there (at most a minute), look every half second, and tell
+ * the view once they are.
+ */
+function awaitLateFolders(arrived: () => void): vscode.Disposable {
+  if (!vscode.workspace.workspaceFile || vscode.workspace.workspaceFolders?.length) return new vscode.Disposable(() => {});
+  let tries = 0;
+  const timer = setInterval(() => {
+    if (vscode.workspace.workspaceFolders?.length) arrived();
+    if (vscode.workspace.workspaceFolders?.length || ++tries >= 120) clearInterval(timer);
+  }, 500);
+  return new vscode.Disposable(() => clearInterval(timer));
+}
+
 function registerTeamSync(workspace: Workspace, log: vscode.LogOutputChannel, changed: () => void): vscode.Disposable {
   let running: Promise<unknown> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
