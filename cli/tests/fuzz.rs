@@ -861,7 +861,7 @@ fn memdir_in<'a>(value: Option<&'a Value>, servers: &[&str]) -> Option<&'a Value
 
 /// One file through setup: what it reads, adds, adds again and takes out.
 fn setup_round(client: &Client, program: &str, doc: Option<&str>) {
-    let place = &client.place;
+    let place = &client.server.as_ref().expect("a client with a server file").place;
     let (format, servers) = (place.format, place.servers);
     let read = |text: &str| read_as_client(format, text);
 
@@ -955,7 +955,9 @@ fn setup_edits_only_its_entry_and_takes_it_out_to_the_byte() {
     let dirs = setup::Dirs::from_env(|v| (v == "HOME").then(|| "/home/ana".to_string())).unwrap();
     let clients = setup::all(&dirs);
     let of = |format: Format| -> Vec<usize> {
-        (0..clients.len()).filter(|&i| clients[i].place.format == format).collect()
+        (0..clients.len())
+            .filter(|&i| clients[i].server.as_ref().is_some_and(|s| s.place.format == format))
+            .collect()
     };
     let json = (prop::sample::select(of(Format::Json)), prop::option::weighted(0.95, jsonc_document()));
     let toml = (prop::sample::select(of(Format::Toml)), prop::option::weighted(0.95, toml_document()));
@@ -968,7 +970,8 @@ fn setup_edits_only_its_entry_and_takes_it_out_to_the_byte() {
     };
     fuzz("setup-editors", from_seed, file, |(client, doc, program)| {
         let client = &clients[client];
-        let doc = doc.map(|d| d.replace("$S", client.place.servers[0]));
+        let servers = client.server.as_ref().expect("chosen for its server file").place.servers;
+        let doc = doc.map(|d| d.replace("$S", servers[0]));
         setup_round(client, SETUP_PROGRAMS[program], doc.as_deref());
     });
 }

@@ -232,7 +232,10 @@ fn every_snippet_in_the_docs_is_what_setup_writes() {
     let program = program.to_str().unwrap();
     let snippets = documented_snippets();
     let ids: Vec<&str> = snippets.iter().map(|(id, _)| id.as_str()).collect();
-    assert_eq!(ids, ["claude", "cursor", "vscode", "codex", "gemini", "opencode", "windsurf", "zed"]);
+    assert_eq!(
+        ids,
+        ["claude", "cursor", "vscode", "codex", "gemini", "opencode", "windsurf", "cline", "zed"]
+    );
     for (id, snippet) in snippets {
         let tmp = tempfile::tempdir().unwrap();
         let out = memdir(tmp.path(), &["setup", "--client", &id, "--yes"]);
@@ -521,8 +524,14 @@ fn hooks_go_beside_the_users_own_and_remove_leaves_every_byte() {
     std::fs::write(home.join(".codex/hooks.json"), codex_hooks).unwrap();
     std::fs::create_dir_all(home.join(".gemini")).unwrap();
     std::fs::write(home.join(".gemini/settings.json"), "{ \"theme\": \"dark\" }\n").unwrap();
+    // And a Cline hook of the user's own, under a name memdir does not use.
+    std::fs::create_dir_all(home.join("Documents/Cline/Hooks")).unwrap();
+    std::fs::write(home.join("Documents/Cline/Hooks/PreToolUse"), "#!/bin/sh\necho '{}'\n").unwrap();
     let before = tree(home);
-    let clients = ["--client", "codex", "--client", "gemini", "--client", "cursor", "--client", "vscode"];
+    let clients = [
+        "--client", "codex", "--client", "gemini", "--client", "cursor", "--client", "vscode", "--client",
+        "copilot", "--client", "cline", "--client", "cn",
+    ];
     let added = memdir(home, &[&["setup", "--yes"][..], &clients].concat());
     assert!(added.status.success(), "{}", text(&added));
     let said = text(&added);
@@ -533,6 +542,7 @@ fn hooks_go_beside_the_users_own_and_remove_leaves_every_byte() {
         (".gemini/settings.json", "BeforeAgent"),
         (".cursor/hooks.json", "beforeSubmitPrompt"),
         (".copilot/hooks/memdir.json", "UserPromptSubmit"),
+        (".continue/settings.json", "UserPromptSubmit"),
     ] {
         let written = jsonc_value(&std::fs::read_to_string(home.join(file)).unwrap());
         let command = written["hooks"][event].to_string();
@@ -547,8 +557,25 @@ fn hooks_go_beside_the_users_own_and_remove_leaves_every_byte() {
         "{gemini}"
     );
 
+    // Cline's hooks are scripts named after its events, each memdir's by its mark.
+    for (event, ours) in
+        [("TaskStart", "session-start"), ("UserPromptSubmit", "prompt"), ("TaskComplete", "stop")]
+    {
+        let script = home.join("Documents/Cline/Hooks").join(event);
+        let body = std::fs::read_to_string(&script).unwrap();
+        assert!(
+            body.starts_with("#!/bin/sh\n# memdir's hook")
+                && body.ends_with(&format!(" hook cline {ours}\n")),
+            "{body}"
+        );
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o755, "{event}");
+    }
+    assert!(said.contains("config.yaml"), "cn's MCP entry is left to the user: {said}");
+
     let again = memdir(home, &[&["setup", "--yes"][..], &clients].concat());
-    assert_eq!(text(&again).matches("already registered").count(), 7, "{}", text(&again));
+    // Codex 2, Gemini 1, Cursor 2, VS Code 1, Copilot 1, Cline 4 (its servers and 3 scripts), cn 1.
+    assert_eq!(text(&again).matches("already registered").count(), 12, "{}", text(&again));
 
     let removed = memdir(home, &[&["setup", "--yes", "--remove"][..], &clients].concat());
     assert!(removed.status.success(), "{}", text(&removed));
@@ -568,4 +595,23 @@ fn the_stop_hook_carries_the_model_setup_was_given() {
     assert!(stop.ends_with(" hook codex stop --llm 'command:my model --fast'"), "{stop}");
     let prompt = hooks["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"].as_str().unwrap();
     assert!(!prompt.contains("--llm"), "prompt time never waits for a model: {prompt}");
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_cline_hook_of_the_users_own_is_never_replaced_or_removed() {
+    // R14: Cline runs one script per event; one the user wrote under the name memdir would use
+    // stays, and setup says why it did not install that one.
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let theirs = home.join("Documents/Cline/Hooks/UserPromptSubmit");
+    std::fs::create_dir_all(theirs.parent().unwrap()).unwrap();
+    std::fs::write(&theirs, "#!/bin/sh\nexec my-own-recall\n").unwrap();
+    let out = memdir(home, &["setup", "--yes", "--client", "cline"]);
+    assert!(!out.status.success(), "a file setup could not write is reported: {}", text(&out));
+    assert!(text(&out).contains("did not write"), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "#!/bin/sh\nexec my-own-recall\n");
+    let removed = memdir(home, &["setup", "--yes", "--remove", "--client", "cline"]);
+    assert!(removed.status.success(), "{}", text(&removed));
+    assert!(theirs.is_file() && !home.join("Documents/Cline/Hooks/TaskComplete").exists());
 }

@@ -1,5 +1,6 @@
 // `memdir setup` against real MCP clients nobody here wrote (issue 15): Gemini CLI, which
-// connects to every server it lists, and Codex CLI, which lists them from its configuration.
+// connects to every server it lists, Codex CLI, which lists them from its configuration, and
+// Cline, whose own library (`@cline/core`, what its CLI 3 runs) finds the hooks and the server.
 // Each runs in a throwaway HOME: setup registers memdir, the client's own `mcp list` shows it,
 // `setup --check` finds it answering, and `setup --remove` leaves the file byte for byte as it
 // was. Nothing leaves the machine.
@@ -117,6 +118,50 @@ test("Codex CLI: setup registers memdir, `codex mcp list` shows it, --remove res
     assert.equal(readFileSync(config, "utf8"), original, "byte for byte as it was");
     const after = output(w, bin("codex"), ["mcp", "list", "--json"]);
     assert.ok(!JSON.parse(after.stdout).some((s) => s.name === "memdir"), after.text);
+  } finally {
+    w.done();
+  }
+});
+
+test("Cline: @cline/core finds setup's hook scripts and server; the prompt hook answers Cline's contract; --remove restores", () => {
+  const w = world();
+  try {
+    const user = join(w.home, "Documents/Cline/Hooks/PreToolUse");
+    mkdirSync(dirname(user), { recursive: true });
+    writeFileSync(user, "#!/bin/sh\necho '{\"cancel\":false}'\n");
+    w.run(memdir, ["setup", "--client", "cline", "--yes"]);
+
+    // What Cline 3's own code finds, in its own process (its paths come from HOME).
+    const probe = `
+      const core = await import("@cline/core");
+      console.log(JSON.stringify({
+        hooks: core.listHookConfigFiles(${JSON.stringify(w.project)}),
+        servers: core.resolveMcpServerRegistrations(),
+      }));`;
+    const found = JSON.parse(
+      execFileSync(process.execPath, ["--input-type=module", "-e", probe], { cwd: here, env: w.env, encoding: "utf8" }),
+    );
+    const events = found.hooks.map((h) => `${h.fileName}:${h.hookEventName}`).sort();
+    assert.deepEqual(events, ["PreToolUse:tool_call", "TaskComplete:agent_end", "TaskStart:agent_start", "UserPromptSubmit:prompt_submit"]);
+    const server = found.servers.find((s) => s.name === "memdir");
+    assert.deepEqual(server?.transport, { type: "stdio", command: memdir, args: ["mcp"] }, JSON.stringify(found.servers));
+
+    // Run as Cline runs a file without an extension: bash, the payload on stdin (its shape).
+    const prompt = found.hooks.find((h) => h.fileName === "UserPromptSubmit").path;
+    const payload = {
+      clineVersion: "3.0.65", hookName: "prompt_submit", timestamp: new Date().toISOString(), taskId: "task-1",
+      workspaceRoots: [w.project], userId: "ana", userPromptSubmit: { prompt: "how do we run tests?", attachments: [] },
+    };
+    const answer = spawnSync("bash", [prompt], { cwd: w.project, env: w.env, input: JSON.stringify(payload), encoding: "utf8" });
+    assert.equal(answer.status, 0, answer.stderr);
+    assert.equal(JSON.parse(answer.stdout.trim().split("\n").pop()).cancel, false, answer.stdout);
+
+    w.run(memdir, ["setup", "--client", "cline", "--remove", "--yes"]);
+    assert.deepEqual(
+      execFileSync("find", [w.home, "-type", "f"], { encoding: "utf8" }).trim().split("\n"),
+      [user],
+      "only the user's own hook is left",
+    );
   } finally {
     w.done();
   }

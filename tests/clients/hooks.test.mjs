@@ -23,6 +23,13 @@ const bin = (name) => join(here, "node_modules", ".bin", name);
 const PROMPT = "why does the bedroom heating start at 5am on weekdays?";
 const BODY = "The bedroom heating starts at 05:00 on weekdays.";
 const LEARNED = "feedback_release_tags.md";
+// The extraction's two rounds: read nothing, then create one memory.
+const ROUND1 = JSON.stringify({ read: [] });
+const ROUND2 = JSON.stringify({ operations: [{
+  op: "create", path: LEARNED, type: "feedback", name: "release-tags",
+  description: "tag releases from the release branch, never main",
+  body: "Tag releases from the release branch, never from main.\n\n**Why:** main carries unreleased work.\n\n**How to apply:** check out release/* before tagging.",
+}] });
 
 /** A loopback model for the three clients: OpenAI's Responses stream, Gemini's generateContent, chat completions. */
 async function stub() {
@@ -40,8 +47,11 @@ async function stub() {
       };
       const path = new URL(req.url, "http://x").pathname;
       if (path.endsWith("/responses")) {
+        // A client's own CLI as memdir's extraction model: memdir's request is its prompt.
+        const extraction = body.includes("New conversation:");
+        const text = !extraction ? "Noted." : body.includes("operations") ? ROUND2 : ROUND1;
         return sse([
-          { type: "response.output_item.done", item: { type: "message", role: "assistant", content: [{ type: "output_text", text: "Noted." }] } },
+          { type: "response.output_item.done", item: { type: "message", role: "assistant", content: [{ type: "output_text", text }] } },
           { type: "response.completed", response: { id: `resp_${requests.length}` } },
         ]);
       }
@@ -85,13 +95,8 @@ function world() {
   const env = { HOME: home, PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, NO_UPDATE_NOTIFIER: "1", NO_COLOR: "1" };
   const run = (program, args, extra = {}) =>
     execFileSync(program, args, { cwd: project, env: { ...env, ...extra }, encoding: "utf8", timeout: 60_000, stdio: "pipe" });
-  // The extraction's two rounds: read nothing, then create one memory.
-  writeFileSync(join(root, "r1.json"), JSON.stringify({ read: [] }));
-  writeFileSync(join(root, "r2.json"), JSON.stringify({ operations: [{
-    op: "create", path: LEARNED, type: "feedback", name: "release-tags",
-    description: "tag releases from the release branch, never main",
-    body: "Tag releases from the release branch, never from main.\n\n**Why:** main carries unreleased work.\n\n**How to apply:** check out release/* before tagging.",
-  }] }));
+  writeFileSync(join(root, "r1.json"), ROUND1);
+  writeFileSync(join(root, "r2.json"), ROUND2);
   writeFileSync(join(root, "model.sh"), `if grep -q operations; then cat ${root}/r2.json; else cat ${root}/r1.json; fi\n`);
   const llm = `command:sh ${join(root, "model.sh")}`;
   const memory = run(memdir, ["path", "--cwd", project]).trim();
@@ -179,6 +184,36 @@ test("Codex CLI: the index and the recalled memory reach the model; the turn's l
     w.run(memdir, ["setup", "--client", "codex", "--remove", "--yes"]);
     assert.equal(readFileSync(join(codexHome, "config.toml"), "utf8"), before[".codex/config.toml"], "config.toml byte for byte as it was");
     assert.ok(!existsSync(join(codexHome, "hooks.json")), "the hook file setup created is gone");
+  } finally {
+    await model.close();
+    w.done();
+  }
+});
+
+test("Codex CLI as its own extraction model (`command:codex exec`): the lesson is saved, and the child's hooks start no memdir", async () => {
+  const w = world();
+  const model = await stub();
+  try {
+    const codexHome = join(w.home, ".codex");
+    mkdirSync(codexHome);
+    writeFileSync(join(codexHome, "config.toml"), [
+      'model = "gpt-5.1-codex-mini"', 'model_provider = "stub"', "check_for_update_on_startup = false", "",
+      "[model_providers.stub]", 'name = "Loopback"', `base_url = "http://127.0.0.1:${model.port}/v1"`,
+      'wire_api = "responses"', 'env_key = "STUB_API_KEY"', "", "[analytics]", "enabled = false", "",
+      "[features]", "plugins = false", "apps = false", "remote_plugin = false", "",
+    ].join("\n"));
+    // The child runs with hooks trusted too, as they are once a person has trusted them.
+    const llm = `command:${bin("codex")} exec --dangerously-bypass-hook-trust --skip-git-repo-check -`;
+    w.run(memdir, ["setup", "--client", "codex", "--yes", "--llm", llm]);
+    const turn = await client(w, bin("codex"), ["exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", PROMPT],
+      { STUB_API_KEY: "sk-stub" });
+    assert.equal(turn.status, 0, turn.text);
+    const sent = model.requests.filter((r) => r.url.endsWith("/responses")).map((r) => r.body).join("\n");
+    await afterTheTurn(w, sent, join(w.home, ".local/state/memdir/hook.log"));
+    // The turn, then the extraction's two rounds; a child whose stop started memdir again would add more.
+    await new Promise((ok) => setTimeout(ok, 2000));
+    const turns = model.requests.filter((r) => r.url.endsWith("/responses"));
+    assert.equal(turns.length, 3, turns.map((r) => r.body.slice(0, 200)).join("\n---\n"));
   } finally {
     await model.close();
     w.done();

@@ -21,7 +21,7 @@ pub mod editors {
 }
 
 use crate::{Context, Failure, Outcome};
-use clients::{Client, Dirs};
+use clients::{Client, Dirs, ServerFile};
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -29,8 +29,9 @@ use std::time::Duration;
 /// Arguments of `memdir setup`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Only this client (repeatable): claude, cursor, vscode, zed, codex, gemini, opencode,
-    /// windsurf. Named clients are set up even when they do not look installed.
+    /// Only this client (repeatable): claude, cursor, vscode, copilot, zed, codex, gemini,
+    /// opencode, cline, cn, windsurf. Named clients are set up even when they do not look
+    /// installed.
     #[arg(long = "client", value_name = "NAME")]
     pub clients: Vec<String>,
     /// Apply without asking.
@@ -253,32 +254,35 @@ fn backup_of(file: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// A client's file as it is now (None: no file) and the `memdir` entry in it.
-fn registered(client: &Client) -> Result<(Option<String>, Option<serde_json::Value>), String> {
-    let text = read(&client.file)?;
-    let entry = text.as_deref().map(|t| client.place.registered(t)).transpose()?.flatten();
-    Ok((text, entry))
+/// The `memdir` entry in a client's file of servers.
+fn registered(server: &ServerFile) -> Result<Option<serde_json::Value>, String> {
+    let text = read(&server.file)?;
+    Ok(text.as_deref().map(|t| server.place.registered(t)).transpose()?.flatten())
 }
 
 /// One change setup makes to a file: memdir's server entry, or its hooks.
 enum Edit<'a> {
-    Server(&'a Client, &'a str),
+    Server(&'a Client, &'a ServerFile, &'a str),
     Hooks(hooks::HookSet),
-    /// A plugin file setup writes whole (plugin.rs).
-    Plugin(String),
+    /// A file setup writes whole (opencode's plugin, a Cline hook script), known for memdir's
+    /// by `ours`; empty content when removing.
+    Whole {
+        content: String,
+        ours: fn(&str) -> bool,
+    },
 }
 
 impl Edit<'_> {
     /// What the file would be with this change; `registered` is the entry there now.
     fn add(&self, text: Option<&str>) -> Result<String, String> {
         match self {
-            Edit::Server(client, program) => {
-                let old = text.map(|t| client.place.registered(t)).transpose()?.flatten();
-                client.place.add(text, &client.entry(program, old.as_ref()))
+            Edit::Server(client, server, program) => {
+                let old = text.map(|t| server.place.registered(t)).transpose()?.flatten();
+                server.place.add(text, &client.entry(program, old.as_ref()))
             }
             Edit::Hooks(set) => set.add(text),
-            Edit::Plugin(content) => match text {
-                Some(text) if !plugin::is_memdirs(text) => {
+            Edit::Whole { content, ours } => match text {
+                Some(text) if !ours(text) => {
                     Err("a file of that name that memdir did not write is there; setup leaves it".into())
                 }
                 _ => Ok(content.clone()),
@@ -288,49 +292,49 @@ impl Edit<'_> {
 
     fn present(&self, text: Option<&str>) -> Result<bool, String> {
         match self {
-            Edit::Server(client, program) => {
+            Edit::Server(client, server, program) => {
                 let Some(text) = text else { return Ok(false) };
-                let old = client.place.registered(text)?;
+                let old = server.place.registered(text)?;
                 Ok(old.as_ref() == Some(&client.entry(program, old.as_ref())))
             }
             Edit::Hooks(set) => set.is_in(text),
-            Edit::Plugin(content) => Ok(text == Some(content.as_str())),
+            Edit::Whole { content, .. } => Ok(text == Some(content.as_str())),
         }
     }
 
     fn is_registered(&self, text: &str) -> Result<bool, String> {
         match self {
-            Edit::Server(client, _) => Ok(client.place.registered(text)?.is_some()),
+            Edit::Server(_, server, _) => Ok(server.place.registered(text)?.is_some()),
             Edit::Hooks(_) => Ok(!hooks::HookSet::registered(text)?.is_empty()),
-            Edit::Plugin(_) => Ok(plugin::is_memdirs(text)),
+            Edit::Whole { ours, .. } => Ok(ours(text)),
         }
     }
 
     /// The same edit as it stands in `text`: what adding it to the original made.
     fn as_found(&self, text: &str) -> Result<Edit<'_>, String> {
         Ok(match self {
-            Edit::Server(client, program) => Edit::Server(client, program),
+            Edit::Server(client, server, program) => Edit::Server(client, server, program),
             Edit::Hooks(set) => Edit::Hooks(hooks::HookSet {
                 header: set.header.clone(),
                 items: hooks::HookSet::registered(text)?,
             }),
             // Setup wrote the file whole: as it stands, it is what adding it made.
-            Edit::Plugin(_) => Edit::Plugin(text.to_string()),
+            Edit::Whole { ours, .. } => Edit::Whole { content: text.to_string(), ours: *ours },
         })
     }
 
     fn remove(&self, text: &str) -> Result<String, String> {
         match self {
-            Edit::Server(client, _) => client.place.remove(text),
+            Edit::Server(_, server, _) => server.place.remove(text),
             Edit::Hooks(_) => hooks::HookSet::remove(text),
-            Edit::Plugin(_) => Ok(String::new()),
+            Edit::Whole { .. } => Ok(String::new()),
         }
     }
 }
 
 /// The files setup edits for a client, each with its edits: the server entry, and the hooks
-/// where the client has them (in the same file or one of their own), or its plugin file when
-/// the plugin package is there (`package`; removal needs none).
+/// where the client has them (in the same file or one of their own, or a script per event), or
+/// its plugin file when the plugin package is there (`package`; removal needs none).
 fn files<'a>(
     client: &'a Client,
     program: &'a str,
@@ -338,14 +342,23 @@ fn files<'a>(
     package: Option<&Path>,
     remove: bool,
 ) -> Vec<(PathBuf, Vec<Edit<'a>>)> {
-    let mut files = vec![(client.file.clone(), vec![Edit::Server(client, program)])];
+    let mut files = Vec::new();
+    if let Some(server) = &client.server {
+        files.push((server.file.clone(), vec![Edit::Server(client, server, program)]));
+    }
+    let whole = |content: String, ours| vec![Edit::Whole { content, ours }];
     if let Some(file) = &client.plugin {
         match (package, remove) {
-            (_, true) => files.push((file.clone(), vec![Edit::Plugin(String::new())])),
+            (_, true) => files.push((file.clone(), whole(String::new(), plugin::is_memdirs))),
             (Some(package), false) => {
-                files.push((file.clone(), vec![Edit::Plugin(plugin::content(package, program, llm))]))
+                files.push((file.clone(), whole(plugin::content(package, program, llm), plugin::is_memdirs)))
             }
             (None, false) => {}
+        }
+    }
+    if let Some(scripts) = &client.scripts {
+        for (file, content) in scripts.scripts(program, llm) {
+            files.push((file, whole(content, clients::HookScripts::is_memdirs)));
         }
     }
     if let Some(hook_file) = &client.hooks {
@@ -438,6 +451,15 @@ fn automatic(clients: &[&Client], has_model: bool, has_plugin: bool, out: &mut d
             }
             continue;
         }
+        if client.scripts.is_some() {
+            writeln!(
+                out,
+                "{}: automatic: extraction when a task completes. The index and recall come from its start and prompt hooks where Cline reads what they print (its VS Code extension, with hooks on in its settings); Cline's CLI 3 runs them without waiting, so there they go through memdir's tools (MCP).",
+                client.title
+            )?;
+            stop_needs_model = true;
+            continue;
+        }
         match (&client.hooks, client.id) {
             (Some(hook_file), _) => {
                 let recall = if hook_file.client == "copilot" {
@@ -450,6 +472,13 @@ fn automatic(clients: &[&Client], has_model: bool, has_plugin: bool, out: &mut d
                     "{}: automatic: the index at session start, {recall}, extraction when a turn ends.",
                     client.title
                 )?;
+                if client.server.is_none() && hook_file.client == "cn" {
+                    writeln!(
+                        out,
+                        "{}: its MCP servers are in ~/.continue/config.yaml, which setup does not edit; add memdir's tools there by hand (docs/agents.md).",
+                        client.title
+                    )?;
+                }
                 if let Some(trust) = hook_file.trust {
                     writeln!(out, "{}: {trust}.", client.title)?;
                 }
@@ -493,6 +522,14 @@ fn apply(plan: &Plan) -> io::Result<()> {
         let _ = std::fs::remove_file(&backup);
     }
     written?;
+    // A hook script setup creates is a program (Cline runs it with bash; a person may by hand).
+    #[cfg(unix)]
+    if let (None, Some(after)) = (&plan.before, &plan.after)
+        && after.starts_with("#!")
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755))?;
+    }
     if plan.backup == Backup::Delete {
         remove_if_present(&backup)?;
     }
@@ -558,14 +595,18 @@ fn diff(before: &str, after: &str, out: &mut dyn Write) -> std::io::Result<()> {
 fn check(ctx: &Context, chosen: &[&Client], out: &mut dyn Write) -> Outcome {
     let mut missing = false;
     for client in chosen {
-        let line = match registered(client).map(|(_, entry)| entry) {
+        let Some(server) = &client.server else {
+            writeln!(out, "{}: no MCP entry of memdir's to check (its hooks only)", client.title)?;
+            continue;
+        };
+        let line = match registered(server) {
             Err(e) => {
                 missing = true;
-                format!("cannot read {}: {e}", client.file.display())
+                format!("cannot read {}: {e}", server.file.display())
             }
             Ok(None) => {
                 missing = true;
-                format!("not registered ({})", client.file.display())
+                format!("not registered ({})", server.file.display())
             }
             Ok(Some(entry)) => match Client::command_of(&entry) {
                 None => {

@@ -13,10 +13,9 @@ pub struct Client {
     pub id: &'static str,
     /// How output names it.
     pub title: &'static str,
-    /// Where in its file the servers are.
-    pub place: Place,
-    /// Its configuration file.
-    pub file: PathBuf,
+    /// Where it keeps its MCP servers; None for a client whose server list is in a format setup
+    /// does not edit (cn's YAML).
+    pub server: Option<ServerFile>,
     /// Directories whose presence means the client has been installed or run.
     pub marks: Vec<PathBuf>,
     /// Executables on PATH that mean the same.
@@ -27,10 +26,54 @@ pub struct Client {
     pub extension: Option<(PathBuf, Installed)>,
     /// Its lifecycle hooks, where it has hooks memdir installs (R14).
     pub hooks: Option<HookFile>,
+    /// Its lifecycle hooks as one executable per event in a folder it scans (Cline).
+    pub scripts: Option<HookScripts>,
     /// Where memdir's plugin goes, for a client whose hooks are plugins in its own process
     /// (opencode): a small file setup writes whole, which loads `@memdir/opencode`.
     pub plugin: Option<PathBuf>,
     shape: Shape,
+}
+
+/// A client's file of MCP servers.
+#[derive(Debug)]
+pub struct ServerFile {
+    /// Where in the file the servers are.
+    pub place: Place,
+    pub file: PathBuf,
+}
+
+/// Hooks that are executables named after their event, in one folder (Cline runs
+/// `~/Documents/Cline/Hooks/<Event>` with bash). Each is a small script setup writes whole.
+#[derive(Debug)]
+pub struct HookScripts {
+    pub dir: PathBuf,
+    /// What `memdir hook` takes as the client.
+    pub client: &'static str,
+    /// The client's event names (the file names) and `memdir hook`'s.
+    pub events: &'static [(&'static str, &'static str)],
+}
+
+/// The first line after the shebang of every hook script setup writes: how setup knows the
+/// file is its own.
+const SCRIPT_MARK: &str =
+    "# memdir's hook: automatic memory. Written by `memdir setup`; `memdir setup --remove` deletes it.";
+
+impl HookScripts {
+    /// Each script's path and text: `exec program hook CLIENT EVENT`, the stop with `llm`.
+    pub fn scripts(&self, program: &str, llm: Option<&str>) -> Vec<(PathBuf, String)> {
+        self.events
+            .iter()
+            .map(|(name, ours)| {
+                let command = hook_command(program, self.client, ours, llm);
+                (self.dir.join(name), format!("#!/bin/sh\n{SCRIPT_MARK}\nexec {command}\n"))
+            })
+            .collect()
+    }
+
+    /// Whether `text` is a script setup wrote.
+    pub fn is_memdirs(text: &str) -> bool {
+        text.lines().nth(1) == Some(SCRIPT_MARK)
+    }
 }
 
 /// A client's user-level hook file and the items memdir puts in it.
@@ -65,11 +108,7 @@ impl HookFile {
             .events
             .iter()
             .map(|(event, ours)| {
-                let mut command =
-                    format!("{} hook {} {ours}", super::hooks::shell_word(program), self.client);
-                if let (Some(llm), "stop") = (llm, *ours) {
-                    command.push_str(&format!(" --llm {}", super::hooks::shell_word(llm)));
-                }
+                let command = hook_command(program, self.client, ours, llm);
                 let item = match self.style {
                     HookStyle::Nested { timeout, named } => {
                         let mut hook = json!({ "type": "command", "command": command, "timeout": timeout });
@@ -92,6 +131,16 @@ impl HookFile {
         };
         super::hooks::HookSet { header, items }
     }
+}
+
+/// `program hook CLIENT EVENT` as a shell command; the stop with `--llm` (prompt time never
+/// waits for a model).
+fn hook_command(program: &str, client: &str, event: &str, llm: Option<&str>) -> String {
+    let mut command = format!("{} hook {client} {event}", super::hooks::shell_word(program));
+    if let (Some(llm), "stop") = (llm, event) {
+        command.push_str(&format!(" --llm {}", super::hooks::shell_word(llm)));
+    }
+    command
 }
 
 /// How an editor names an installed extension's directory.
@@ -203,6 +252,10 @@ pub struct Dirs {
     pub claude_config: Option<PathBuf>,
     /// `$GEMINI_CLI_HOME`, which replaces the home directory for Gemini CLI.
     pub gemini_home: PathBuf,
+    /// Cline's data: `$CLINE_DATA_DIR`, else `data` in `$CLINE_DIR` (else `~/.cline`).
+    pub cline_data: PathBuf,
+    /// Continue's: `$CONTINUE_GLOBAL_DIR`, else `~/.continue`.
+    pub continue_dir: PathBuf,
 }
 
 impl Dirs {
@@ -222,6 +275,12 @@ impl Dirs {
             gemini_home: var("GEMINI_CLI_HOME").map(PathBuf::from).unwrap_or_else(|| home.clone()),
             codex_home: var("CODEX_HOME").map(PathBuf::from).unwrap_or_else(|| home.join(".codex")),
             claude_config: var("CLAUDE_CONFIG_DIR").map(PathBuf::from),
+            cline_data: var("CLINE_DATA_DIR").map(PathBuf::from).unwrap_or_else(|| {
+                var("CLINE_DIR").map(PathBuf::from).unwrap_or_else(|| home.join(".cline")).join("data")
+            }),
+            continue_dir: var("CONTINUE_GLOBAL_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(".continue")),
             xdg_config,
             app_config,
             home,
@@ -261,20 +320,25 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
         Client {
             id: "claude",
             title: "Claude Code",
-            place: Place { format: JSON, servers: &["mcpServers"] },
             marks: vec![claude_dir, claude_file.clone()],
-            file: claude_file,
+            server: Some(ServerFile {
+                place: Place { format: JSON, servers: &["mcpServers"] },
+                file: claude_file,
+            }),
             executables: &["claude"],
             extension: None,
             hooks: None,
+            scripts: None,
             plugin: None,
             shape: Shape::Claude,
         },
         Client {
             id: "cursor",
             title: "Cursor",
-            place: Place { format: JSON, servers: &["mcpServers"] },
-            file: home.join(".cursor/mcp.json"),
+            server: Some(ServerFile {
+                place: Place { format: JSON, servers: &["mcpServers"] },
+                file: home.join(".cursor/mcp.json"),
+            }),
             marks: vec![home.join(".cursor")],
             executables: &["cursor"],
             extension: None,
@@ -290,19 +354,37 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
                 style: HookStyle::Cursor,
                 trust: None,
             }),
+            scripts: None,
             plugin: None,
             shape: Shape::Plain,
         },
         Client {
             id: "vscode",
             title: "VS Code",
-            place: Place { format: JSON, servers: &["servers"] },
-            file: vscode_user.join("mcp.json"),
-            marks: vec![vscode_user],
+            server: Some(ServerFile {
+                place: Place { format: JSON, servers: &["servers"] },
+                file: vscode_user.join("mcp.json"),
+            }),
+            marks: vec![vscode_user.clone()],
             executables: &["code"],
             // Its tools reach agent mode through VS Code's own API.
             extension: Some((dirs.home.join(".vscode/extensions"), Installed::Versioned("memdir.memdir"))),
-            // Copilot's agent: it cannot take text at prompt time (recall goes through the tools).
+            hooks: None,
+            scripts: None,
+            plugin: None,
+            shape: Shape::Typed,
+        },
+        Client {
+            id: "copilot",
+            title: "Copilot in VS Code",
+            // Its MCP servers are VS Code's (the vscode client); these are its agent's hooks, in a
+            // file of their own, which memdir's extension also writes.
+            server: None,
+            marks: vec![vscode_user, home.join(".copilot")],
+            executables: &["code"],
+            extension: None,
+            // It cannot take text at prompt time (recall goes through the tools); the prompt
+            // hook keeps the prompt for the stop.
             hooks: Some(HookFile {
                 file: home.join(".copilot/hooks/memdir.json"),
                 client: "copilot",
@@ -315,27 +397,33 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
                 style: HookStyle::Flat { timeout: 10 },
                 trust: None,
             }),
+            scripts: None,
             plugin: None,
-            shape: Shape::Typed,
+            shape: Shape::Plain,
         },
         Client {
             id: "zed",
             title: "Zed",
-            place: Place { format: JSON, servers: &["context_servers"] },
-            file: dirs.zed_settings(),
+            server: Some(ServerFile {
+                place: Place { format: JSON, servers: &["context_servers"] },
+                file: dirs.zed_settings(),
+            }),
             marks: vec![dirs.zed_settings().parent().map(PathBuf::from).unwrap_or_default()],
             executables: &["zed", "zeditor"],
             // It starts `memdir mcp` as a context server.
             extension: Some((dirs.zed_extensions(), Installed::As("memdir"))),
             hooks: None,
+            scripts: None,
             plugin: None,
             shape: Shape::WithEnv,
         },
         Client {
             id: "codex",
             title: "Codex CLI",
-            place: Place { format: Format::Toml, servers: &["mcp_servers"] },
-            file: dirs.codex_home.join("config.toml"),
+            server: Some(ServerFile {
+                place: Place { format: Format::Toml, servers: &["mcp_servers"] },
+                file: dirs.codex_home.join("config.toml"),
+            }),
             marks: vec![dirs.codex_home.clone()],
             executables: &["codex"],
             extension: None,
@@ -353,14 +441,17 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
                     "Codex runs a new or changed hook only once you trust it: open `codex`, type /hooks and trust memdir's four",
                 ),
             }),
+            scripts: None,
             plugin: None,
             shape: Shape::Plain,
         },
         Client {
             id: "gemini",
             title: "Gemini CLI",
-            place: Place { format: JSON, servers: &["mcpServers"] },
-            file: dirs.gemini_home.join(".gemini/settings.json"),
+            server: Some(ServerFile {
+                place: Place { format: JSON, servers: &["mcpServers"] },
+                file: dirs.gemini_home.join(".gemini/settings.json"),
+            }),
             marks: vec![dirs.gemini_home.join(".gemini")],
             executables: &["gemini"],
             extension: None,
@@ -376,30 +467,85 @@ pub fn all(dirs: &Dirs) -> Vec<Client> {
                 style: HookStyle::Nested { timeout: 10_000, named: true },
                 trust: None,
             }),
+            scripts: None,
             plugin: None,
             shape: Shape::Plain,
         },
         Client {
             id: "opencode",
             title: "opencode",
-            place: Place { format: JSON, servers: &["mcp"] },
-            file: dirs.xdg_config.join("opencode/opencode.json"),
+            server: Some(ServerFile {
+                place: Place { format: JSON, servers: &["mcp"] },
+                file: dirs.xdg_config.join("opencode/opencode.json"),
+            }),
             marks: vec![dirs.xdg_config.join("opencode")],
             executables: &["opencode"],
             extension: None,
             hooks: None,
+            scripts: None,
             plugin: Some(dirs.xdg_config.join("opencode/plugin/memdir.js")),
             shape: Shape::Opencode,
         },
         Client {
+            id: "cline",
+            title: "Cline",
+            server: Some(ServerFile {
+                place: Place { format: JSON, servers: &["mcpServers"] },
+                file: dirs.cline_data.join("settings/cline_mcp_settings.json"),
+            }),
+            marks: vec![dirs.cline_data.clone(), home.join("Documents/Cline")],
+            executables: &["cline"],
+            extension: None,
+            hooks: None,
+            // Cline 3.0.65 looks here (and in ~/.cline/hooks); its VS Code extension too.
+            scripts: Some(HookScripts {
+                dir: home.join("Documents/Cline/Hooks"),
+                client: "cline",
+                events: &[
+                    ("TaskStart", "session-start"),
+                    ("UserPromptSubmit", "prompt"),
+                    ("TaskComplete", "stop"),
+                ],
+            }),
+            plugin: None,
+            shape: Shape::Plain,
+        },
+        Client {
+            id: "cn",
+            title: "Continue's cn",
+            // Its MCP servers are in config.yaml, which setup does not edit (docs/agents.md).
+            server: None,
+            marks: vec![dirs.continue_dir.clone()],
+            executables: &["cn"],
+            extension: None,
+            // cn reads the terminal agent's shape; it fires no compaction hook.
+            hooks: Some(HookFile {
+                file: dirs.continue_dir.join("settings.json"),
+                client: "cn",
+                events: &[
+                    ("SessionStart", "session-start"),
+                    ("UserPromptSubmit", "prompt"),
+                    ("Stop", "stop"),
+                ],
+                style: HookStyle::Nested { timeout: 10, named: false },
+                trust: None,
+            }),
+            scripts: None,
+            plugin: None,
+            shape: Shape::Plain,
+        },
+        Client {
             id: "windsurf",
             title: "Windsurf",
-            place: Place { format: JSON, servers: &["mcpServers"] },
-            file: home.join(".codeium/windsurf/mcp_config.json"),
+            server: Some(ServerFile {
+                place: Place { format: JSON, servers: &["mcpServers"] },
+                file: home.join(".codeium/windsurf/mcp_config.json"),
+            }),
             marks: vec![home.join(".codeium/windsurf")],
             executables: &["windsurf"],
             extension: None,
             hooks: None,
+            scripts: None,
             plugin: None,
             shape: Shape::Plain,
         },
