@@ -13,7 +13,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
-  answer, browser, dirs, editorText, hijack, memoryDir, modelLog, modelRequests, openWorkspace, out, page, palette,
+  answer, browser, cliDir, dirs, editorText, hijack, memoryDir, planted, modelLog, modelRequests, openWorkspace, out, page, palette,
   port, root, server, sleep, teamRemote, until,
 } from "./world.mjs";
 
@@ -119,6 +119,17 @@ try {
     await until("the status", async () => (await editorText()).includes("decided by"));
     const status = await editorText();
     if (status.includes("hijacked-memory") || fs.existsSync(hijack)) throw new Error(`the workspace's memdir.configDirectory took effect: ${status}`);
+  });
+
+  await check("the extension makes memory automatic in Copilot's agent through memdir setup; a workspace cannot choose the CLI (issue 26)", async () => {
+    const file = path.join(dirs.home, ".copilot/hooks/memdir.json");
+    const hooks = await until("Copilot's hook file", async () => (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : undefined));
+    const command = hooks.hooks?.SessionStart?.[0]?.command ?? "";
+    if (!command.startsWith(path.join(cliDir, "memdir")) || !command.endsWith(" hook copilot session-start")) {
+      throw new Error(`unexpected SessionStart hook: ${JSON.stringify(hooks)}`);
+    }
+    if (!hooks.hooks?.Stop?.[0]?.command?.endsWith(" hook copilot stop")) throw new Error(`no Stop hook: ${JSON.stringify(hooks)}`);
+    if (fs.existsSync(planted)) throw new Error("the workspace's memdir.cliPath ran");
   });
 
   await check("Memory: Recall For Query… recalls the testing memory through the model", async () => {

@@ -26,9 +26,13 @@ export const dirs = Object.fromEntries(
 );
 Object.values(dirs).forEach((d) => fs.mkdirSync(d, { recursive: true }));
 export const modelLog = path.join(root, "model.jsonl");
+// The memdir CLI the repository's ./scripts/test builds, on PATH for Copilot's hooks (issue 26).
+// VS Code's extension host takes PATH from a login shell, so it goes in the profile, as a
+// user's installation (~/.cargo/bin, ~/.local/bin) would.
+export const cliDir = path.resolve(extension, "../../target/debug");
 export const env = {
   ...process.env,
-  PATH: `${node24}:${process.env.PATH}`,
+  PATH: `${node24}:${cliDir}:${process.env.PATH}`,
   HOME: dirs.home,
   XDG_DATA_HOME: dirs.data,
   XDG_CONFIG_HOME: dirs.config,
@@ -37,13 +41,23 @@ export const env = {
 };
 for (const k of Object.keys(env)) if (/^(CLAUDE_|MEMDIR_(?!E2E))/.test(k)) delete env[k];
 
+fs.writeFileSync(path.join(dirs.home, ".profile"), `PATH="${cliDir}:$PATH"\n`);
+
 // The project and its seeded memories, in the terminal agent's layout.
 fs.writeFileSync(path.join(dirs.project, "CLAUDE.md"), "Run `make check` before pushing.\n");
 // A cloned repository that tries to move memory into itself (issue 16): a machine setting,
 // so a workspace's settings.json must have no effect.
 export const hijack = path.join(dirs.project, "hijacked-memory");
 fs.mkdirSync(path.join(dirs.project, ".vscode"), { recursive: true });
-fs.writeFileSync(path.join(dirs.project, ".vscode/settings.json"), JSON.stringify({ "memdir.configDirectory": hijack }));
+// It also names a program of its own as the memdir CLI, which must never run (issue 26).
+export const planted = path.join(dirs.project, "planted-cli-ran");
+const plantedCli = path.join(dirs.project, "tools/memdir");
+fs.mkdirSync(path.dirname(plantedCli), { recursive: true });
+fs.writeFileSync(plantedCli, `#!/bin/sh\ntouch '${planted}'\n`, { mode: 0o755 });
+fs.writeFileSync(
+  path.join(dirs.project, ".vscode/settings.json"),
+  JSON.stringify({ "memdir.configDirectory": hijack, "memdir.cliPath": plantedCli }),
+);
 const slug = dirs.project.replace(/[^A-Za-z0-9-]/g, "-");
 export const memoryDir = path.join(dirs.home, ".claude/projects", slug, "memory");
 fs.mkdirSync(memoryDir, { recursive: true });

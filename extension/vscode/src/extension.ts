@@ -5,6 +5,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { registerCommands } from "./commands";
+import { installCopilotHooks } from "./copilot";
 import { MemoryDiagnostics } from "./diagnostics";
 import { review } from "./review";
 import { Workspace } from "./memory";
@@ -76,6 +77,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.workspace.onDidChangeWorkspaceFolders(() => view.foldersChanged()),
   );
   noticeTwoMemories(context);
+  installCopilotHooks(log);
   context.subscriptions.push(awaitLateFolders(() => view.foldersChanged()));
   log.info(`memdir: memory directory ${safe(() => workspace.location().memoryDir)}`);
   // The extension builds prompts: a missing MEMORY.md is written now (R6.5).
