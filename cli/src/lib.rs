@@ -75,6 +75,11 @@ enum Command {
     Forget(commands::save::ForgetArgs),
     /// List the trash, or bring back a memory extraction or a dream deleted or overwrote.
     Restore(commands::save::RestoreArgs),
+    /// Pause every automatic memory write for the project (extraction, hooks, the dream); recall
+    /// goes on.
+    Pause(commands::pause::PauseArgs),
+    /// End a pause.
+    Resume(commands::pause::ResumeArgs),
     /// Report what has drifted: index lines without files, files without index lines,
     /// duplicates, an index over its limits, broken frontmatter. Exit 1 when anything is found.
     Check(commands::check::Args),
@@ -326,6 +331,8 @@ pub fn run_with_stdin(
         Command::Save(a) => commands::save::save(&ctx, a, out),
         Command::Forget(a) => commands::save::forget(&ctx, a, out),
         Command::Restore(a) => commands::save::restore(&ctx, a, out),
+        Command::Pause(a) => commands::pause::pause(&ctx, a, out),
+        Command::Resume(a) => commands::pause::resume(&ctx, a, out),
         Command::Check(a) => commands::check::run(&ctx, a, out),
         Command::Review(a) => commands::review::run(&ctx, a, out),
         Command::Extract(a) => commands::extract::run(&ctx, a, out),

@@ -6,7 +6,7 @@ use crate::model::{ModelCall, Reply, Step};
 use crate::target::Target;
 use crate::{
     approval, budget, check, dailylog, dream, evidence, extract, freshness, hook, index, instructions,
-    manifest, model, paths, prompt, recall, scan, switches, team, trash, writer,
+    manifest, model, paths, pause, prompt, recall, scan, switches, team, trash, writer,
 };
 
 wit_bindgen::generate!({
@@ -611,6 +611,22 @@ impl ex::writer::Guest for Component {
         Ok(items.into_iter().map(wit_trashed).collect())
     }
 
+    fn pause(
+        target: wit::Target,
+        now_ms: i64,
+        until_ms: Option<i64>,
+    ) -> Result<ex::writer::PauseState, wit::Error> {
+        pause::pause_for(&HostFs, &core_target(target), now_ms, until_ms).map(wit_pause).map_err(wit_error)
+    }
+
+    fn resume(target: wit::Target, now_ms: i64) -> Result<bool, wit::Error> {
+        pause::resume_for(&HostFs, &core_target(target), now_ms).map_err(wit_error)
+    }
+
+    fn paused(target: wit::Target, now_ms: i64) -> Result<Option<ex::writer::PauseState>, wit::Error> {
+        Ok(pause::state_for(&HostFs, &core_target(target), now_ms).map_err(wit_error)?.map(wit_pause))
+    }
+
     fn restore(target: wit::Target, id: String, now_ms: i64) -> Result<ex::writer::Trashed, wit::Error> {
         trash::restore_for(&HostFs, &core_target(target), &id, now_ms).map(wit_trashed).map_err(wit_error)
     }
@@ -622,6 +638,10 @@ impl ex::writer::Guest for Component {
             index_lines_removed: saturate(report.index_lines_removed),
         })
     }
+}
+
+fn wit_pause(p: pause::Pause) -> ex::writer::PauseState {
+    ex::writer::PauseState { since_ms: p.since_ms, until_ms: p.until_ms }
 }
 
 fn wit_trashed(t: trash::Trashed) -> ex::writer::Trashed {
@@ -691,6 +711,7 @@ fn wit_extract_step(step: Step<extract::ExtractResult>) -> ex::extract::ExtractS
             extract::Skip::Disabled => W::Disabled,
             extract::Skip::NothingNew => W::NothingNew,
             extract::Skip::MainAgentWrote => W::MainAgentWrote,
+            extract::Skip::Paused => W::Paused,
         }),
         cursor: r.cursor,
         read: r.read,

@@ -54,6 +54,13 @@ struct State {
 /// Plans the chunks and asks for the first; finishes at once when nothing is new.
 pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<DreamResult>> {
     let memory_dir = input.target.resolve(fs)?.memory_dir;
+    // A pause (issue 28) stops the dream as it stops extraction: the logs wait for `resume`.
+    if crate::pause::current(fs, &memory_dir, input.now_ms)?.is_some() {
+        return Ok(Step::Done(DreamResult {
+            diagnostics: vec!["automatic writes are paused for this project (`memdir resume` ends the pause); the daily logs wait".into()],
+            ..DreamResult::default()
+        }));
+    }
     let chunks = dailylog::plan(fs, &memory_dir, input.now_ms)?;
     let result = DreamResult { chunks: count(chunks.len()), ..DreamResult::default() };
     let caps = RunCaps::for_dir(fs, &memory_dir, input.now_ms);

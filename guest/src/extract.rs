@@ -209,6 +209,7 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<ExtractResult>> {
         written: &input.written,
         main_agent: input.main_agent,
         auto_memory: resolved.switches.auto_memory,
+        paused: crate::pause::current(fs, memory_dir, input.now_ms)?.is_some(),
         now_ms: input.now_ms,
         utc_offset_minutes: input.utc_offset_minutes,
     };
@@ -262,6 +263,13 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<ExtractResu
             read_round(fs, &turn, &state.candidates, &state.conversation, &reply);
         state.read = Some((read, diagnostics));
         return Ok(model::ask(request, &state, 2, 2));
+    }
+    // A pause begun while the model thought holds too: nothing is applied.
+    if crate::pause::current(fs, &state.memory_dir, state.now_ms)?.is_some() {
+        result.skipped = Some(Skip::Paused);
+        result.diagnostics = diagnostics;
+        store_cursor(fs, &state.memory_dir, state.conversation_id.as_deref(), state.cursor)?;
+        return Ok(Step::Done(result));
     }
     let (operations, applied_diagnostics) = apply(fs, &turn, &reply);
     diagnostics.extend(applied_diagnostics);
@@ -331,6 +339,8 @@ struct Turn<'a> {
     pub main_agent: bool,
     /// Auto memory is on (R4.2).
     pub auto_memory: bool,
+    /// Automatic writes are paused for the project (`memdir pause`, issue 28).
+    pub paused: bool,
     /// "Now", for dates in project memories.
     pub now_ms: i64,
     /// The user's UTC offset in minutes.
@@ -349,16 +359,19 @@ pub enum Skip {
     NothingNew,
     /// The main agent wrote memory itself since the cursor (R9.3).
     MainAgentWrote,
+    /// Automatic writes are paused for the project (issue 28): the turn is passed over.
+    Paused,
 }
 
 impl Skip {
-    /// `subagent`, `disabled`, `nothing-new` or `main-agent-wrote`.
+    /// `subagent`, `disabled`, `nothing-new`, `main-agent-wrote` or `paused`.
     pub fn as_str(self) -> &'static str {
         match self {
             Skip::Subagent => "subagent",
             Skip::Disabled => "disabled",
             Skip::NothingNew => "nothing-new",
             Skip::MainAgentWrote => "main-agent-wrote",
+            Skip::Paused => "paused",
         }
     }
 }
@@ -381,6 +394,9 @@ fn begin(fs: &dyn Fs, input: &Turn<'_>) -> Result<std::result::Result<Round, Ski
     }
     if !input.auto_memory {
         return Ok(Err(Skip::Disabled));
+    }
+    if input.paused {
+        return Ok(Err(Skip::Paused));
     }
     let new = input.messages.get(input.cursor.min(input.messages.len())..).unwrap_or(&[]);
     if new.iter().all(|m| m.text.trim().is_empty()) {

@@ -51,6 +51,7 @@ pub mod memory_path;
 pub mod memory_type;
 pub mod model;
 pub mod paths;
+pub mod pause;
 pub mod prompt;
 pub mod recall;
 pub mod reserved;

@@ -24,6 +24,7 @@ use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
 use memdir_core::model::{Reply, Step};
 use memdir_core::paths::{AgentScope, MemoryLocation};
+use memdir_core::pause::{self, Pause};
 use memdir_core::prompt::Options;
 use memdir_core::recall::{self, RecallResult};
 use memdir_core::scan::{MemoryHeader, ScanReport};
@@ -247,6 +248,21 @@ impl Core for Recording<'_> {
         self.result("writer.restore", vec![json!(target), json!(id), json!(now_ms)], r)
     }
 
+    fn pause(&mut self, target: &Target, now_ms: i64, until_ms: Option<i64>) -> Result<Pause> {
+        let r = self.inner.pause(target, now_ms, until_ms);
+        self.result("writer.pause", vec![json!(target), json!(now_ms), json!(until_ms)], r)
+    }
+
+    fn resume(&mut self, target: &Target, now_ms: i64) -> Result<bool> {
+        let r = self.inner.resume(target, now_ms);
+        self.result("writer.resume", vec![json!(target), json!(now_ms)], r)
+    }
+
+    fn paused(&mut self, target: &Target, now_ms: i64) -> Result<Option<Pause>> {
+        let r = self.inner.paused(target, now_ms);
+        self.result("writer.paused", vec![json!(target), json!(now_ms)], r)
+    }
+
     fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>> {
         let r = self.inner.extract_parse(text);
         self.result("extract.parse-transcript", vec![json!(text)], r)
@@ -415,6 +431,9 @@ pub fn call_native(fs: &ConfinedFs, func: &str, args: &[Value]) -> std::result::
         "writer.rebuild-index" => wit(writer::rebuild_index(fs, &de(func, arg(0))?, de(func, arg(1))?)),
         "writer.trash" => wit(trash::list_for(fs, &de(func, arg(0))?)),
         "writer.restore" => wit(trash::restore_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
+        "writer.pause" => wit(pause::pause_for(fs, &de(func, arg(0))?, de(func, arg(1))?, de(func, arg(2))?)),
+        "writer.resume" => wit(pause::resume_for(fs, &de(func, arg(0))?, de(func, arg(1))?)),
+        "writer.paused" => wit(pause::state_for(fs, &de(func, arg(0))?, de(func, arg(1))?)),
         "extract.parse-transcript" => {
             wit(extract::parse_transcript(&s(0)?).map_err(memdir_core::Error::InvalidInput))
         }

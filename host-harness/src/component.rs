@@ -19,6 +19,7 @@ use memdir_core::index::{LoadedIndex, Truncation};
 use memdir_core::instructions::{FileType, InstructionFile, Loaded, Request};
 use memdir_core::model::{ModelCall, ModelRequest, Reply, Step, Tier};
 use memdir_core::paths::{AgentScope, MemoryLocation};
+use memdir_core::pause::Pause;
 use memdir_core::prompt::Options;
 use memdir_core::recall::{self, Attachment, RecallResult, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
@@ -517,6 +518,27 @@ impl Core for ComponentCore<'_> {
         Ok(items.map_err(core_error)?.into_iter().map(core_trashed).collect())
     }
 
+    fn pause(&mut self, target: &Target, now_ms: i64, until_ms: Option<i64>) -> Result<Pause> {
+        let target = wit_target(target);
+        let p = self
+            .call("writer.pause", |b, s| b.memdir_memory_writer().call_pause(s, &target, now_ms, until_ms))?;
+        p.map(core_pause).map_err(core_error)
+    }
+
+    fn resume(&mut self, target: &Target, now_ms: i64) -> Result<bool> {
+        let target = wit_target(target);
+        let was =
+            self.call("writer.resume", |b, s| b.memdir_memory_writer().call_resume(s, &target, now_ms))?;
+        was.map_err(core_error)
+    }
+
+    fn paused(&mut self, target: &Target, now_ms: i64) -> Result<Option<Pause>> {
+        let target = wit_target(target);
+        let p =
+            self.call("writer.paused", |b, s| b.memdir_memory_writer().call_paused(s, &target, now_ms))?;
+        Ok(p.map_err(core_error)?.map(core_pause))
+    }
+
     fn restore(&mut self, target: &Target, id: &str, now_ms: i64) -> Result<Trashed> {
         let target = wit_target(target);
         let item = self
@@ -689,6 +711,10 @@ fn core_finding_kind(kind: ex::check::FindingKind) -> FindingKind {
     }
 }
 
+fn core_pause(p: ex::writer::PauseState) -> Pause {
+    Pause { since_ms: p.since_ms, until_ms: p.until_ms }
+}
+
 fn core_trashed(t: ex::writer::Trashed) -> Trashed {
     Trashed { id: t.id, path: t.path, trashed_ms: t.trashed_ms }
 }
@@ -773,6 +799,7 @@ fn core_extract_step(step: ex::extract::ExtractStep) -> Step<ExtractResult> {
             W::Disabled => extract::Skip::Disabled,
             W::NothingNew => extract::Skip::NothingNew,
             W::MainAgentWrote => extract::Skip::MainAgentWrote,
+            W::Paused => extract::Skip::Paused,
         }),
         cursor: r.cursor,
         read: r.read,

@@ -48,6 +48,7 @@ use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
 use memdir_core::model::{Reply, Step};
 use memdir_core::paths::{AgentScope, MemoryLocation};
+use memdir_core::pause::Pause;
 use memdir_core::prompt::Options;
 use memdir_core::recall::{self, RecallResult};
 use memdir_core::scan::{MemoryHeader, ScanReport};
@@ -110,6 +111,12 @@ pub trait Core {
     fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>>;
     /// Puts a trashed memory back with its index lines.
     fn restore(&mut self, target: &Target, id: &str, now_ms: i64) -> Result<Trashed>;
+    /// Pauses automatic writes (extraction, the dream) until `until_ms` or `resume` (issue 28).
+    fn pause(&mut self, target: &Target, now_ms: i64, until_ms: Option<i64>) -> Result<Pause>;
+    /// Ends the pause; whether one was in force.
+    fn resume(&mut self, target: &Target, now_ms: i64) -> Result<bool>;
+    /// The pause in force at `now_ms`.
+    fn paused(&mut self, target: &Target, now_ms: i64) -> Result<Option<Pause>>;
     /// Parses a transcript (R9.2 wire format).
     fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>>;
     /// Starts extraction (R9.2, R9.3): skip, or round 1's model call.

@@ -13,6 +13,7 @@ use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
 use memdir_core::model::{Reply, Step};
 use memdir_core::paths::{AgentScope, MemoryLocation};
+use memdir_core::pause::{self, Pause};
 use memdir_core::prompt::Options;
 use memdir_core::recall::RecallResult;
 use memdir_core::scan::{MemoryHeader, ScanReport};
@@ -130,6 +131,18 @@ impl Core for NativeCore {
 
     fn restore(&mut self, target: &Target, id: &str, now_ms: i64) -> Result<Trashed> {
         Ok(trash::restore_for(&*self.fs, target, id, now_ms)?)
+    }
+
+    fn pause(&mut self, target: &Target, now_ms: i64, until_ms: Option<i64>) -> Result<Pause> {
+        Ok(pause::pause_for(&*self.fs, target, now_ms, until_ms)?)
+    }
+
+    fn resume(&mut self, target: &Target, now_ms: i64) -> Result<bool> {
+        Ok(pause::resume_for(&*self.fs, target, now_ms)?)
+    }
+
+    fn paused(&mut self, target: &Target, now_ms: i64) -> Result<Option<Pause>> {
+        Ok(pause::state_for(&*self.fs, target, now_ms)?)
     }
 
     fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>> {

@@ -123,6 +123,24 @@ test("initialise: memdir's own name, version and capabilities", async () => {
   }
 });
 
+test("a paused project (memdir pause) is in the server's instructions: save only when asked (issue 28)", async () => {
+  const w = world();
+  execFileSync(bin, ["pause", "--for", "2h", "--cwd", w.project], { env: { PATH: process.env.PATH, HOME: w.home } });
+  const client = await connect(w);
+  try {
+    assert.match(client.getInstructions(), /paused automatic memory for this project \(until 20\d\d-.*Z\): call memory_save only when the user asks/);
+  } finally {
+    await client.close();
+  }
+  execFileSync(bin, ["resume", "--cwd", w.project], { env: { PATH: process.env.PATH, HOME: w.home } });
+  const again = await connect(w);
+  try {
+    assert.doesNotMatch(again.getInstructions(), /paused/);
+  } finally {
+    await again.close();
+  }
+});
+
 test("tools/list: eleven tools, each described for a model with an object schema", async () => {
   const w = world();
   const client = await connect(w);

@@ -60,6 +60,7 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
     }
     // Checked now, so a bad spec fails at start rather than on the first recall.
     crate::ops::recall::recall_model(ctx, args.llm.as_deref())?;
+    let instructions = instructions(ctx, &cwd);
     let (jobs, inbox) = mpsc::channel::<Job>();
     let worker_ctx = ctx.fresh();
     let spec = args.llm.clone();
@@ -103,6 +104,7 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
             .spawn(move || watch.run(handle, |path| format!("{}{path}", tools::SCHEME)))?;
     }
     let server = Server {
+        instructions,
         jobs,
         cwd_given: args.cwd.is_some(),
         llm_given: args.llm.is_some(),
@@ -126,6 +128,29 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
     drop(runtime);
     let _ = worker.join();
     served.map_err(|e| Failure { status: 1, message: format!("mcp: {e}") })
+}
+
+/// The server's instructions for the project it starts in: with a pause in force (issue 28),
+/// the agent is told to save only what the user asks it to. A project that cannot be read
+/// gets the plain instructions; the tools report the problem when called.
+fn instructions(ctx: &Context, cwd: &str) -> String {
+    let target =
+        memdir_core::target::Target { cwd: cwd.to_string(), env: ctx.env().to_vec(), memory_dir: None };
+    let paused = crate::ops::whole_tree()
+        .and_then(|fs| Ok(ctx.core(fs)?.paused(&target, ctx.now_ms())?))
+        .ok()
+        .flatten();
+    match paused {
+        None => tools::INSTRUCTIONS.to_string(),
+        Some(pause) => format!(
+            "{} The user has paused automatic memory for this project ({}): call memory_save only when the user asks you to remember something.",
+            tools::INSTRUCTIONS,
+            match pause.until_ms {
+                Some(until) => format!("until {}", memdir_core::time::iso_millis(until)),
+                None => "until they resume it".into(),
+            }
+        ),
+    }
 }
 
 type Job = Box<dyn FnOnce(&mut Memory) + Send>;
@@ -257,6 +282,8 @@ impl Memory {
 
 /// The protocol side: answers MCP requests by sending jobs to the worker.
 struct Server {
+    /// What the client is told at `initialize`.
+    instructions: String,
     jobs: mpsc::Sender<Job>,
     /// `--cwd` was given: roots do not move the project.
     cwd_given: bool,
@@ -323,7 +350,7 @@ impl ServerHandler for Server {
                 .with_title("memdir")
                 .with_description("Persistent, file-based memory for AI coding agents"),
         )
-        .with_instructions(tools::INSTRUCTIONS)
+        .with_instructions(self.instructions.clone())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

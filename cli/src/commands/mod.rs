@@ -12,6 +12,7 @@ pub mod log;
 pub mod manifest;
 pub mod mcp;
 pub mod path;
+pub mod pause;
 pub mod prompt;
 pub mod recall;
 pub mod release;

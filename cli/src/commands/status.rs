@@ -33,6 +33,10 @@ struct Json<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     memory_dir_setting: Option<&'a str>,
     project_root: &'a str,
+    /// Automatic writes are paused (`memdir pause`): since when and until when (none: until
+    /// `memdir resume`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    paused: Option<memdir_core::pause::Pause>,
 }
 
 /// Runs the command.
@@ -42,7 +46,10 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
     // themselves (large files, imports not loaded).
     let request =
         memdir_core::instructions::Request { cwd: &cwd, env: ctx.env(), touching: &[], add_dirs: &[] };
-    let loaded = ctx.core(whole_tree()?)?.load_instructions(&request)?;
+    let mut core = ctx.core(whole_tree()?)?;
+    let loaded = core.load_instructions(&request)?;
+    let target = memdir_core::target::Target { cwd: cwd.clone(), env: ctx.env().to_vec(), memory_dir: None };
+    let paused = core.paused(&target, ctx.now_ms())?;
     let (switches, location) = (&loaded.switches, &loaded.location);
     for d in &switches.diagnostics {
         writeln!(err, "memdir: warning: {d}")?;
@@ -64,6 +71,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         memory_dir: &location.memory_dir,
         memory_dir_setting: location.memory_dir_setting.as_deref(),
         project_root: &location.project_root,
+        paused,
     };
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
@@ -71,6 +79,15 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
     } else {
         let on = |b: bool| if b { "on" } else { "off" };
         writeln!(out, "auto memory:   {} (decided by {})", on(json.auto_memory), json.decided_by)?;
+        match json.paused.map(|p| p.until_ms) {
+            Some(Some(until)) => writeln!(
+                out,
+                "writes:        paused until {} (memdir resume ends it; recall goes on)",
+                memdir_core::time::iso_millis(until)
+            )?,
+            Some(None) => writeln!(out, "writes:        paused until memdir resume (recall goes on)")?,
+            None => {}
+        }
         writeln!(
             out,
             "instructions:  {}{}",

@@ -155,6 +155,18 @@ try {
     if (!index.includes("[runbook](runbook.md)")) throw new Error(`no index line: ${index}`);
   });
 
+  await check("Memory: Pause Automatic Memory… pauses writes, the status bar says so, Resume ends it (issue 28)", async () => {
+    const pauseFile = path.join(memoryDir, ".paused");
+    await palette("Memory: Pause Automatic Memory");
+    await answer("Until I resume");
+    await until("the pause on disk", async () => fs.existsSync(pauseFile));
+    const item = page.locator(".statusbar-item", { hasText: "Memory paused" }).first();
+    await until("the status bar item", async () => (await item.count()) > 0 && (await item.isVisible()));
+    await palette("Memory: Resume Automatic Memory");
+    await until("the pause gone", async () => !fs.existsSync(pauseFile));
+    await until("the status bar item gone", async () => (await item.count()) === 0 || !(await item.isVisible()));
+  });
+
   await check("Memory: Sync Team Memory commits team/ and pushes it to the remote", async () => {
     await palette("Memory: Sync Team Memory");
     const pushed = () => {

@@ -143,6 +143,7 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
         "# memdir status",
         "",
         `- auto memory: **${on(switches.autoMemory)}** (decided by ${decidedBy(status)})`,
+        ...pausedLine(ws),
         `- instruction files: ${on(switches.instructions)}${switches.bare ? " (bare mode)" : ""}`,
         `- team memory: ${on(switches.teamMemory)}`,
         `- daily log: ${on(switches.dailyLog)}`,
@@ -168,6 +169,14 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
       view.refresh();
     }),
   ];
+}
+
+/** The status line of a pause in force (issue 28), if any. */
+function pausedLine(ws: Workspace): string[] {
+  const pause = ws.paused();
+  if (!pause) return [];
+  const until = pause.untilMs === undefined ? "until resumed" : `until ${new Date(Number(pause.untilMs)).toISOString()}`;
+  return [`- automatic writes: **paused** ${until} (recall goes on; Memory: Resume Automatic Memory ends it)`];
 }
 
 const TYPE_HINTS: Record<MemoryType, string> = {

@@ -6,6 +6,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { registerCommands } from "./commands";
 import { installCopilotHooks } from "./copilot";
+import { registerPause } from "./pause";
 import { MemoryDiagnostics } from "./diagnostics";
 import { review } from "./review";
 import { Workspace } from "./memory";
@@ -70,6 +71,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.window.registerTreeDataProvider("memdir.memories", view),
     ...registerCommands(workspace, view),
     ...registerTools(workspace),
+    ...registerPause(workspace, log),
     registerParticipant(workspace, log),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("memdir")) view.refresh();

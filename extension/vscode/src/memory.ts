@@ -6,7 +6,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { ConfinedFs, MemoryCore, coreEnv as baseEnv, gitFacts, runGitAsync, runGitSync } from "@memdir/core";
-import type { CheckReport, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, RecallResult, SaveReport, Target, TeamReport } from "@memdir/core";
+import type { CheckReport, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, PauseState, RecallResult, SaveReport, Target, TeamReport } from "@memdir/core";
 
 /** The memory types, in the order the view lists them. */
 export const TYPES = ["user", "feedback", "project", "reference"] as const;
@@ -225,6 +225,23 @@ export class Workspace {
     if (!vscode.workspace.isTrusted) return undefined;
     const rebuilt = this.core.rebuildIndex(readEverything().grantWrite(dir), this.target(), BigInt(Date.now()));
     return rebuilt && `MEMORY.md was missing: wrote ${rebuilt.path} with ${rebuilt.entries} entries`;
+  }
+
+  /** Pauses automatic writes for this folder's memory until `untilMs`, or until resumed (issue 28). */
+  pause(untilMs?: number): PauseState {
+    const { target, grant } = this.writable();
+    return this.core.pause(grant, target, BigInt(Date.now()), untilMs === undefined ? undefined : BigInt(untilMs));
+  }
+
+  /** Ends the pause; whether one was in force. */
+  resume(): boolean {
+    const { target, grant } = this.writable();
+    return this.core.resume(grant, target, BigInt(Date.now()));
+  }
+
+  /** The pause in force now, if any. */
+  paused(): PauseState | undefined {
+    return this.core.paused(readEverything(), this.target(), BigInt(Date.now()));
   }
 
   forget(relative: string) {

@@ -47,6 +47,7 @@ export type TeamReport = Extract<TeamStep, { tag: "done" }>["val"];
 export type GitCommand = Extract<TeamStep, { tag: "run" }>["val"]["command"];
 export type GitOutput = Parameters<Root["team"]["resume"]>[1];
 export type HookRecall = ReturnType<Root["hook"]["recallContext"]>;
+export type PauseState = ReturnType<Root["writer"]["pause"]>;
 export type Env = Array<[string, string]>;
 
 /** The environment variables the core reads; nothing else from the process's environment reaches it. */
@@ -319,6 +320,21 @@ export class MemoryCore {
 
   rebuildIndex(grant: ConfinedFs, target: Target, nowMs: bigint): { path: string; entries: number } | undefined {
     return this.call("writer.rebuild-index", grant, (r) => r.writer.rebuildIndex(target, nowMs));
+  }
+
+  /** Pauses automatic writes (extraction, the dream) until `untilMs`, or until `resume` (issue 28). */
+  pause(grant: ConfinedFs, target: Target, nowMs: bigint, untilMs?: bigint): PauseState {
+    return this.call("writer.pause", grant, (r) => r.writer.pause(target, nowMs, untilMs));
+  }
+
+  /** Ends the pause; whether one was in force. */
+  resume(grant: ConfinedFs, target: Target, nowMs: bigint): boolean {
+    return this.call("writer.resume", grant, (r) => r.writer.resume(target, nowMs));
+  }
+
+  /** The pause in force at `nowMs`, if any. */
+  paused(grant: ConfinedFs, target: Target, nowMs: bigint): PauseState | undefined {
+    return this.call("writer.paused", grant, (r) => r.writer.paused(target, nowMs));
   }
 
   forget(grant: ConfinedFs, target: Target, file: string): ForgetReport {
