@@ -157,19 +157,24 @@ async function afterTheTurn(w, sent, log) {
   assert.equal(existsSync(log) ? readFileSync(log, "utf8") : "", "", "nothing went wrong in memdir's log");
 }
 
+/** Codex's home with the user's own configuration: a local model server, the stub. */
+function codexAtLoopback(w, model) {
+  const codexHome = join(w.home, ".codex");
+  mkdirSync(codexHome);
+  writeFileSync(join(codexHome, "config.toml"), [
+    'model = "gpt-5.1-codex-mini"', 'model_provider = "stub"', "check_for_update_on_startup = false", "",
+    "[model_providers.stub]", 'name = "Loopback"', `base_url = "http://127.0.0.1:${model.port}/v1"`,
+    'wire_api = "responses"', 'env_key = "STUB_API_KEY"', "", "[analytics]", "enabled = false", "",
+    "[features]", "plugins = false", "apps = false", "remote_plugin = false", "",
+  ].join("\n"));
+  return codexHome;
+}
+
 test("Codex CLI: the index and the recalled memory reach the model; the turn's lesson is saved", async () => {
   const w = world();
   const model = await stub();
   try {
-    const codexHome = join(w.home, ".codex");
-    mkdirSync(codexHome);
-    // The user's own configuration: a local model server.
-    writeFileSync(join(codexHome, "config.toml"), [
-      'model = "gpt-5.1-codex-mini"', 'model_provider = "stub"', "check_for_update_on_startup = false", "",
-      "[model_providers.stub]", 'name = "Loopback"', `base_url = "http://127.0.0.1:${model.port}/v1"`,
-      'wire_api = "responses"', 'env_key = "STUB_API_KEY"', "", "[analytics]", "enabled = false", "",
-      "[features]", "plugins = false", "apps = false", "remote_plugin = false", "",
-    ].join("\n"));
+    const codexHome = codexAtLoopback(w, model);
     const before = snapshot(w.home, () => false);
 
     const said = w.run(memdir, ["setup", "--client", "codex", "--yes", "--llm", w.llm]);
@@ -194,14 +199,7 @@ test("Codex CLI as its own extraction model (`command:codex exec`): the lesson i
   const w = world();
   const model = await stub();
   try {
-    const codexHome = join(w.home, ".codex");
-    mkdirSync(codexHome);
-    writeFileSync(join(codexHome, "config.toml"), [
-      'model = "gpt-5.1-codex-mini"', 'model_provider = "stub"', "check_for_update_on_startup = false", "",
-      "[model_providers.stub]", 'name = "Loopback"', `base_url = "http://127.0.0.1:${model.port}/v1"`,
-      'wire_api = "responses"', 'env_key = "STUB_API_KEY"', "", "[analytics]", "enabled = false", "",
-      "[features]", "plugins = false", "apps = false", "remote_plugin = false", "",
-    ].join("\n"));
+    codexAtLoopback(w, model);
     // The child runs with hooks trusted too, as they are once a person has trusted them.
     const llm = `command:${bin("codex")} exec --dangerously-bypass-hook-trust --skip-git-repo-check -`;
     w.run(memdir, ["setup", "--client", "codex", "--yes", "--llm", llm]);
