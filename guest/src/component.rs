@@ -6,7 +6,7 @@ use crate::model::{ModelCall, Reply, Step};
 use crate::target::Target;
 use crate::{
     approval, budget, check, dailylog, dream, evidence, extract, freshness, hook, index, instructions,
-    manifest, model, paths, pause, prompt, recall, scan, switches, team, trash, writer,
+    manifest, model, paths, pause, pending, policy, prompt, recall, scan, switches, team, trash, writer,
 };
 
 wit_bindgen::generate!({
@@ -285,7 +285,36 @@ fn wit_switches(s: switches::Switches) -> ex::instructions::Switches {
             switches::TeamSync::Auto => ex::instructions::TeamSync::Auto,
         },
         recall_shortlist: s.recall_shortlist,
+        memory_writes: s.memory_writes.0.into_iter().map(wit_type_policy).collect(),
         diagnostics: s.diagnostics,
+    }
+}
+
+fn wit_type_policy(p: policy::TypePolicy) -> ex::instructions::TypePolicy {
+    use ex::instructions::WriteMode as W;
+    ex::instructions::TypePolicy {
+        memory_type: wit_type(p.memory_type),
+        mode: match p.mode {
+            policy::WriteMode::Auto => W::Auto,
+            policy::WriteMode::Review => W::Review,
+            policy::WriteMode::Off => W::Off,
+        },
+        decided_by: p.decided_by,
+    }
+}
+
+fn wit_proposal(p: pending::Proposal) -> ex::writer::Proposal {
+    ex::writer::Proposal {
+        id: p.id,
+        created_ms: p.created_ms,
+        source: p.source,
+        op: p.op,
+        path: p.path,
+        memory_type: p.memory_type.map(wit_type),
+        name: p.name,
+        description: p.description,
+        body: p.body,
+        current: p.current,
     }
 }
 
@@ -611,6 +640,26 @@ impl ex::writer::Guest for Component {
         Ok(items.into_iter().map(wit_trashed).collect())
     }
 
+    fn pending(target: wit::Target) -> Result<Vec<ex::writer::Proposal>, wit::Error> {
+        let items = pending::list_for(&HostFs, &core_target(target)).map_err(wit_error)?;
+        Ok(items.into_iter().map(wit_proposal).collect())
+    }
+
+    fn accept(
+        target: wit::Target,
+        id: String,
+        now_ms: i64,
+        utc_offset_minutes: i32,
+    ) -> Result<ex::writer::Proposal, wit::Error> {
+        pending::accept_for(&HostFs, &core_target(target), &id, now_ms, utc_offset_minutes)
+            .map(wit_proposal)
+            .map_err(wit_error)
+    }
+
+    fn reject(target: wit::Target, id: String) -> Result<ex::writer::Proposal, wit::Error> {
+        pending::reject_for(&HostFs, &core_target(target), &id).map(wit_proposal).map_err(wit_error)
+    }
+
     fn pause(
         target: wit::Target,
         now_ms: i64,
@@ -649,7 +698,7 @@ fn wit_trashed(t: trash::Trashed) -> ex::writer::Trashed {
 }
 
 fn wit_op(o: extract::OpReport) -> ex::extract::OpReport {
-    ex::extract::OpReport { op: o.op, path: o.path, rejected: o.rejected }
+    ex::extract::OpReport { op: o.op, path: o.path, rejected: o.rejected, proposed: o.proposed }
 }
 
 fn wit_role(r: extract::Role) -> ex::extract::Role {

@@ -49,11 +49,14 @@ struct State {
     caps: RunCaps,
     chunks: Vec<Chunk>,
     result: DreamResult,
+    /// The write policy when the dream began (issue 28).
+    policy: crate::policy::WritePolicy,
 }
 
 /// Plans the chunks and asks for the first; finishes at once when nothing is new.
 pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<DreamResult>> {
-    let memory_dir = input.target.resolve(fs)?.memory_dir;
+    let resolved = input.target.resolve(fs)?;
+    let (memory_dir, policy) = (resolved.memory_dir, resolved.switches.memory_writes);
     // A pause (issue 28) stops the dream as it stops extraction: the logs wait for `resume`.
     if crate::pause::current(fs, &memory_dir, input.now_ms)?.is_some() {
         return Ok(Step::Done(DreamResult {
@@ -72,6 +75,7 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<DreamResult>> {
         caps,
         chunks,
         result,
+        policy,
     };
     Ok(ask_next(state))
 }
@@ -88,6 +92,8 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<DreamResult
                 memory_dir: &state.memory_dir,
                 now_ms: state.now_ms,
                 utc_offset_minutes: state.utc_offset_minutes,
+                policy: &state.policy,
+                source: "dream",
             };
             let (operations, diagnostics) =
                 extract::apply_operations(fs, &landing, &reply, "dream", &mut state.caps);

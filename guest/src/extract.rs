@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::fs::{Fs, join};
 use crate::memory_type::MemoryType;
 use crate::model::{self, ModelRequest, Reply, Step, Tier};
+use crate::policy::{WriteMode, WritePolicy};
 use crate::scan::{self, MemoryHeader};
 use crate::target::Target;
 use crate::{manifest, writer};
@@ -188,6 +189,8 @@ struct State {
     conversation: String,
     /// Round 2's: the files read and round 1's diagnostics; `None` in round 1.
     read: Option<(Vec<String>, Vec<String>)>,
+    /// The write policy when extraction began (issue 28).
+    policy: WritePolicy,
 }
 
 /// Starts extraction: skip (storing the cursor), or ask round 1.
@@ -210,6 +213,7 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<ExtractResult>> {
         main_agent: input.main_agent,
         auto_memory: resolved.switches.auto_memory,
         paused: crate::pause::current(fs, memory_dir, input.now_ms)?.is_some(),
+        policy: resolved.switches.memory_writes.clone(),
         now_ms: input.now_ms,
         utc_offset_minutes: input.utc_offset_minutes,
     };
@@ -233,6 +237,7 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<ExtractResult>> {
         candidates: round.candidates,
         conversation: round.conversation,
         read: None,
+        policy: resolved.switches.memory_writes.clone(),
     };
     Ok(model::ask(round.request, &state, 1, 2))
 }
@@ -256,6 +261,7 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<ExtractResu
         memory_dir: &state.memory_dir,
         now_ms: state.now_ms,
         utc_offset_minutes: state.utc_offset_minutes,
+        policy: state.policy.clone(),
         ..Turn::default()
     };
     if round_number == 1 {
@@ -341,6 +347,8 @@ struct Turn<'a> {
     pub auto_memory: bool,
     /// Automatic writes are paused for the project (`memdir pause`, issue 28).
     pub paused: bool,
+    /// Who may write each type (issue 28).
+    pub policy: WritePolicy,
     /// "Now", for dates in project memories.
     pub now_ms: i64,
     /// The user's UTC offset in minutes.
@@ -488,8 +496,11 @@ pub struct OpReport {
     pub op: String,
     /// The path it named.
     pub path: String,
-    /// Why it was rejected; `None` when applied.
+    /// Why it was rejected; `None` when applied or proposed.
     pub rejected: Option<String>,
+    /// Under `memoryWrites: review`: the id of the proposal waiting in `.pending/` instead
+    /// (issue 28); `None` when applied or rejected.
+    pub proposed: Option<String>,
 }
 
 /// Validates and applies the round-2 operations; each stands or falls alone.
@@ -498,6 +509,8 @@ fn apply(fs: &dyn Fs, input: &Turn<'_>, reply: &str) -> (Vec<OpReport>, Vec<Stri
         memory_dir: input.memory_dir,
         now_ms: input.now_ms,
         utc_offset_minutes: input.utc_offset_minutes,
+        policy: &input.policy,
+        source: "extraction",
     };
     let mut caps = RunCaps::for_dir(fs, input.memory_dir, input.now_ms);
     apply_operations(fs, &target, reply, "round 2", &mut caps)
@@ -512,6 +525,10 @@ pub struct Landing<'a> {
     pub now_ms: i64,
     /// The user's UTC offset in minutes.
     pub utc_offset_minutes: i32,
+    /// Who may write each type (issue 28): `review` queues, `off` refuses.
+    pub policy: &'a WritePolicy,
+    /// The writer, as proposals name it: `extraction` or `dream`.
+    pub source: &'a str,
 }
 
 /// Validates and applies an `{"operations": [...]}` reply (extraction's round 2, or a dream),
@@ -536,12 +553,22 @@ pub fn apply_operations(
     // A model may not wipe the memory: past the run's share, nothing destructive applies. Only
     // what would otherwise apply counts (issue 28): a hostile or broken operation beside a real
     // correction must not cost the correction.
+    // Under `review` or `off` an operation changes nothing here, so it costs no share.
+    let mode = |op: &Value| {
+        let kind = op["op"].as_str().unwrap_or("");
+        let path = op["path"].as_str().unwrap_or("");
+        check_one(fs, target, op, kind, path).ok().map(|planned| {
+            let memory_type = planned.memory_type(fs, target);
+            // A memory whose type cannot be told gets the strictest rule in force.
+            (memory_type, memory_type.map_or_else(|| target.policy.strictest(), |t| target.policy.mode(t)))
+        })
+    };
     let valid: Vec<String> = ops
         .iter()
         .filter_map(|op| {
             let kind = op["op"].as_str().filter(|k| matches!(*k, "delete" | "update"))?;
             let path = op["path"].as_str().unwrap_or("");
-            check_one(fs, target, op, kind, path).ok().map(|_| format!("{kind} {path}"))
+            matches!(mode(op), Some((_, WriteMode::Auto))).then(|| format!("{kind} {path}"))
         })
         .collect();
     let refused = (valid.len() > caps.destructive).then(|| {
@@ -562,6 +589,30 @@ pub fn apply_operations(
     for op in &ops {
         let kind = op["op"].as_str().unwrap_or("").to_string();
         let path = op["path"].as_str().unwrap_or("").to_string();
+        match mode(op) {
+            Some((Some(memory_type), WriteMode::Off)) => {
+                let rejected = target.policy.refusal(memory_type);
+                reports.push(OpReport { op: kind, path, rejected, proposed: None });
+                continue;
+            }
+            Some((memory_type, WriteMode::Review)) => {
+                let queued = crate::pending::propose(
+                    fs,
+                    target.memory_dir,
+                    target.source,
+                    op,
+                    memory_type,
+                    target.now_ms,
+                );
+                let (proposed, rejected) = match queued {
+                    Ok(id) => (Some(id), None),
+                    Err(why) => (None, Some(why)),
+                };
+                reports.push(OpReport { op: kind, path, rejected, proposed });
+                continue;
+            }
+            _ => {}
+        }
         let rejected = match (&refused, kind.as_str()) {
             (Some(why), "delete" | "update") => Some(why.clone()),
             (_, "create") if caps.created == 0 => {
@@ -575,9 +626,19 @@ pub fn apply_operations(
                 _ => caps.destructive = caps.destructive.saturating_sub(1),
             }
         }
-        reports.push(OpReport { op: kind, path, rejected });
+        reports.push(OpReport { op: kind, path, rejected, proposed: None });
     }
     (reports, diagnostics)
+}
+
+/// Applies one operation the user accepted from the review queue: every check again, against
+/// the directory as it is now, and the same journaled write (and trash) as a background run;
+/// no run share, since the user decided.
+pub fn apply_accepted(fs: &dyn Fs, target: &Landing<'_>, op: &Value) -> OpReport {
+    let kind = op["op"].as_str().unwrap_or("").to_string();
+    let path = op["path"].as_str().unwrap_or("").to_string();
+    let rejected = apply_one(fs, target, op, &kind, &path).err();
+    OpReport { op: kind, path, rejected, proposed: None }
 }
 
 /// Deletions and overwrites one background run may make, at most (issue 18).
@@ -645,6 +706,19 @@ enum Planned<'a> {
 }
 
 impl Planned<'_> {
+    /// The type of memory the operation writes; for a delete, the type of the memory it
+    /// removes (`None` when its frontmatter does not say).
+    fn memory_type(&self, fs: &dyn Fs, target: &Landing<'_>) -> Option<MemoryType> {
+        match self {
+            Planned::Save { memory, .. } => Some(memory.memory_type),
+            Planned::Delete { rel } => {
+                let bytes = fs.read_file(&join(target.memory_dir, rel), 64 * 1024).ok()?;
+                crate::frontmatter::parse(&String::from_utf8_lossy(&bytes).replace("\r\n", "\n"), false)
+                    .memory_type
+            }
+        }
+    }
+
     /// `memory` saved at `rel`, or under its own name replacing `rel` (an update that renames).
     fn in_file<'m>(memory: &writer::Memory<'m>, rel: &'m str, superseded: bool) -> writer::Memory<'m> {
         writer::Memory { file: (!superseded).then_some(rel), replaces: superseded.then_some(rel), ..*memory }

@@ -71,14 +71,11 @@ pub fn session_name(client: &str, session: Option<&str>) -> String {
             && s.len() <= 80
             && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     };
-    let client = if plain(client) { client.to_string() } else { format!("h{:016x}", fnv1a(client)) };
+    let client =
+        if plain(client) { client.to_string() } else { format!("h{:016x}", crate::text::fnv1a(client)) };
     let id = session.unwrap_or("default");
-    let id = if plain(id) { id.to_string() } else { format!("h{:016x}", fnv1a(id)) };
+    let id = if plain(id) { id.to_string() } else { format!("h{:016x}", crate::text::fnv1a(id)) };
     format!("{client}-{id}")
-}
-
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 #[cfg(test)]

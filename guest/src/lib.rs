@@ -52,6 +52,8 @@ pub mod memory_type;
 pub mod model;
 pub mod paths;
 pub mod pause;
+pub mod pending;
+pub mod policy;
 pub mod prompt;
 pub mod recall;
 pub mod reserved;

@@ -82,6 +82,9 @@ pub struct Switches {
     /// (issue 17); 0 offers all. `MEMDIR_RECALL_SHORTLIST`, else `recallShortlist` in the
     /// user's settings (what a model is sent is the user's cost, not a project's choice).
     pub recall_shortlist: u32,
+    /// Who may write each type of memory (issue 28): `MEMDIR_MEMORY_WRITES`, else `memoryWrites`
+    /// in the user's settings, made only stricter by a project's.
+    pub memory_writes: crate::policy::WritePolicy,
     /// Malformed settings files and unreadable values, each naming the file.
     pub diagnostics: Vec<String>,
 }
@@ -201,6 +204,12 @@ pub fn resolve(fs: &dyn Fs, env: Env<'_>, project_dir: &str, config_dir: &str) -
             }),
         },
     };
+    let memory_writes = crate::policy::WritePolicy::resolve(
+        env.get("MEMDIR_MEMORY_WRITES"),
+        &settings,
+        &join(config_dir, "settings.json"),
+        &mut diagnostics,
+    );
     Switches {
         instructions: env.flag("CLAUDE_CODE_DISABLE_CLAUDE_MDS") != Some(true),
         bare,
@@ -210,6 +219,7 @@ pub fn resolve(fs: &dyn Fs, env: Env<'_>, project_dir: &str, config_dir: &str) -
         daily_log,
         team_sync,
         recall_shortlist,
+        memory_writes,
         diagnostics,
     }
 }

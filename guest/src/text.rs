@@ -59,6 +59,12 @@ pub fn normalize_newlines(text: &str) -> (String, bool) {
     if text.contains("\r\n") { (text.replace("\r\n", "\n"), true) } else { (text.to_string(), false) }
 }
 
+/// FNV-1a, 64 bits: a stable, seedless hash for names and fingerprints (no `HashMap` seed, so
+/// no extra WASI import).
+pub fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,6 +60,10 @@ pub struct Memory<'a> {
 /// Saves a memory in `req.target`'s memory directory, with the switches in force there.
 pub fn save(fs: &dyn Fs, req: &Save<'_>) -> Result<SaveReport> {
     let resolved = req.target.resolve(fs)?;
+    // A save is the user's own act, so `review` lets it through; `off` means nothing writes.
+    if let Some(why) = resolved.switches.memory_writes.refusal(req.memory.memory_type) {
+        return Err(Error::InvalidInput(why));
+    }
     save_in(fs, &resolved.memory_dir, resolved.switches.team_memory, &req.memory)
 }
 

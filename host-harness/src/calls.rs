@@ -25,6 +25,7 @@ use memdir_core::instructions::{Loaded, Request};
 use memdir_core::model::{Reply, Step};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::pause::{self, Pause};
+use memdir_core::pending::{self, Proposal};
 use memdir_core::prompt::Options;
 use memdir_core::recall::{self, RecallResult};
 use memdir_core::scan::{MemoryHeader, ScanReport};
@@ -248,6 +249,31 @@ impl Core for Recording<'_> {
         self.result("writer.restore", vec![json!(target), json!(id), json!(now_ms)], r)
     }
 
+    fn pending(&mut self, target: &Target) -> Result<Vec<Proposal>> {
+        let r = self.inner.pending(target);
+        self.result("writer.pending", vec![json!(target)], r)
+    }
+
+    fn accept(
+        &mut self,
+        target: &Target,
+        id: &str,
+        now_ms: i64,
+        utc_offset_minutes: i32,
+    ) -> Result<Proposal> {
+        let r = self.inner.accept(target, id, now_ms, utc_offset_minutes);
+        self.result(
+            "writer.accept",
+            vec![json!(target), json!(id), json!(now_ms), json!(utc_offset_minutes)],
+            r,
+        )
+    }
+
+    fn reject(&mut self, target: &Target, id: &str) -> Result<Proposal> {
+        let r = self.inner.reject(target, id);
+        self.result("writer.reject", vec![json!(target), json!(id)], r)
+    }
+
     fn pause(&mut self, target: &Target, now_ms: i64, until_ms: Option<i64>) -> Result<Pause> {
         let r = self.inner.pause(target, now_ms, until_ms);
         self.result("writer.pause", vec![json!(target), json!(now_ms), json!(until_ms)], r)
@@ -431,6 +457,11 @@ pub fn call_native(fs: &ConfinedFs, func: &str, args: &[Value]) -> std::result::
         "writer.rebuild-index" => wit(writer::rebuild_index(fs, &de(func, arg(0))?, de(func, arg(1))?)),
         "writer.trash" => wit(trash::list_for(fs, &de(func, arg(0))?)),
         "writer.restore" => wit(trash::restore_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
+        "writer.pending" => wit(pending::list_for(fs, &de(func, arg(0))?)),
+        "writer.accept" => {
+            wit(pending::accept_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?, de(func, arg(3))?))
+        }
+        "writer.reject" => wit(pending::reject_for(fs, &de(func, arg(0))?, &s(1)?)),
         "writer.pause" => wit(pause::pause_for(fs, &de(func, arg(0))?, de(func, arg(1))?, de(func, arg(2))?)),
         "writer.resume" => wit(pause::resume_for(fs, &de(func, arg(0))?, de(func, arg(1))?)),
         "writer.paused" => wit(pause::state_for(fs, &de(func, arg(0))?, de(func, arg(1))?)),

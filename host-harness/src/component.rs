@@ -20,6 +20,8 @@ use memdir_core::instructions::{FileType, InstructionFile, Loaded, Request};
 use memdir_core::model::{ModelCall, ModelRequest, Reply, Step, Tier};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::pause::Pause;
+use memdir_core::pending::Proposal;
+use memdir_core::policy::{TypePolicy, WriteMode, WritePolicy};
 use memdir_core::prompt::Options;
 use memdir_core::recall::{self, Attachment, RecallResult, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
@@ -518,6 +520,32 @@ impl Core for ComponentCore<'_> {
         Ok(items.map_err(core_error)?.into_iter().map(core_trashed).collect())
     }
 
+    fn pending(&mut self, target: &Target) -> Result<Vec<Proposal>> {
+        let target = wit_target(target);
+        let items = self.call("writer.pending", |b, s| b.memdir_memory_writer().call_pending(s, &target))?;
+        Ok(items.map_err(core_error)?.into_iter().map(core_proposal).collect())
+    }
+
+    fn accept(
+        &mut self,
+        target: &Target,
+        id: &str,
+        now_ms: i64,
+        utc_offset_minutes: i32,
+    ) -> Result<Proposal> {
+        let target = wit_target(target);
+        let p = self.call("writer.accept", |b, s| {
+            b.memdir_memory_writer().call_accept(s, &target, id, now_ms, utc_offset_minutes)
+        })?;
+        p.map(core_proposal).map_err(core_error)
+    }
+
+    fn reject(&mut self, target: &Target, id: &str) -> Result<Proposal> {
+        let target = wit_target(target);
+        let p = self.call("writer.reject", |b, s| b.memdir_memory_writer().call_reject(s, &target, id))?;
+        p.map(core_proposal).map_err(core_error)
+    }
+
     fn pause(&mut self, target: &Target, now_ms: i64, until_ms: Option<i64>) -> Result<Pause> {
         let target = wit_target(target);
         let p = self
@@ -784,7 +812,9 @@ fn core_recall_step(step: ex::recall::RecallStep) -> Step<RecallResult> {
 }
 
 fn core_ops(ops: Vec<ex::extract::OpReport>) -> Vec<OpReport> {
-    ops.into_iter().map(|o| OpReport { op: o.op, path: o.path, rejected: o.rejected }).collect()
+    ops.into_iter()
+        .map(|o| OpReport { op: o.op, path: o.path, rejected: o.rejected, proposed: o.proposed })
+        .collect()
 }
 
 fn core_extract_step(step: ex::extract::ExtractStep) -> Step<ExtractResult> {
@@ -885,7 +915,36 @@ fn core_switches(s: ex::instructions::Switches) -> Switches {
             ex::instructions::TeamSync::Auto => TeamSync::Auto,
         },
         recall_shortlist: s.recall_shortlist,
+        memory_writes: WritePolicy(s.memory_writes.into_iter().map(core_type_policy).collect()),
         diagnostics: s.diagnostics,
+    }
+}
+
+fn core_type_policy(p: ex::instructions::TypePolicy) -> TypePolicy {
+    use ex::instructions::WriteMode as W;
+    TypePolicy {
+        memory_type: core_type(p.memory_type),
+        mode: match p.mode {
+            W::Auto => WriteMode::Auto,
+            W::Review => WriteMode::Review,
+            W::Off => WriteMode::Off,
+        },
+        decided_by: p.decided_by,
+    }
+}
+
+fn core_proposal(p: ex::writer::Proposal) -> Proposal {
+    Proposal {
+        id: p.id,
+        created_ms: p.created_ms,
+        source: p.source,
+        op: p.op,
+        path: p.path,
+        memory_type: p.memory_type.map(core_type),
+        name: p.name,
+        description: p.description,
+        body: p.body,
+        current: p.current,
     }
 }
 

@@ -49,6 +49,7 @@ use memdir_core::instructions::{Loaded, Request};
 use memdir_core::model::{Reply, Step};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::pause::Pause;
+use memdir_core::pending::Proposal;
 use memdir_core::prompt::Options;
 use memdir_core::recall::{self, RecallResult};
 use memdir_core::scan::{MemoryHeader, ScanReport};
@@ -111,6 +112,13 @@ pub trait Core {
     fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>>;
     /// Puts a trashed memory back with its index lines.
     fn restore(&mut self, target: &Target, id: &str, now_ms: i64) -> Result<Trashed>;
+    /// The proposals waiting under `memoryWrites: review`, oldest first (issue 28).
+    fn pending(&mut self, target: &Target) -> Result<Vec<Proposal>>;
+    /// Applies a waiting proposal through the background writer's checks and takes it off the queue.
+    fn accept(&mut self, target: &Target, id: &str, now_ms: i64, utc_offset_minutes: i32)
+    -> Result<Proposal>;
+    /// Takes a proposal off the queue and remembers it, so it is not proposed again.
+    fn reject(&mut self, target: &Target, id: &str) -> Result<Proposal>;
     /// Pauses automatic writes (extraction, the dream) until `until_ms` or `resume` (issue 28).
     fn pause(&mut self, target: &Target, now_ms: i64, until_ms: Option<i64>) -> Result<Pause>;
     /// Ends the pause; whether one was in force.

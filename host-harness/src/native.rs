@@ -14,6 +14,7 @@ use memdir_core::instructions::{Loaded, Request};
 use memdir_core::model::{Reply, Step};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::pause::{self, Pause};
+use memdir_core::pending::{self, Proposal};
 use memdir_core::prompt::Options;
 use memdir_core::recall::RecallResult;
 use memdir_core::scan::{MemoryHeader, ScanReport};
@@ -131,6 +132,24 @@ impl Core for NativeCore {
 
     fn restore(&mut self, target: &Target, id: &str, now_ms: i64) -> Result<Trashed> {
         Ok(trash::restore_for(&*self.fs, target, id, now_ms)?)
+    }
+
+    fn pending(&mut self, target: &Target) -> Result<Vec<Proposal>> {
+        Ok(pending::list_for(&*self.fs, target)?)
+    }
+
+    fn accept(
+        &mut self,
+        target: &Target,
+        id: &str,
+        now_ms: i64,
+        utc_offset_minutes: i32,
+    ) -> Result<Proposal> {
+        Ok(pending::accept_for(&*self.fs, target, id, now_ms, utc_offset_minutes)?)
+    }
+
+    fn reject(&mut self, target: &Target, id: &str) -> Result<Proposal> {
+        Ok(pending::reject_for(&*self.fs, target, id)?)
     }
 
     fn pause(&mut self, target: &Target, now_ms: i64, until_ms: Option<i64>) -> Result<Pause> {

@@ -385,6 +385,43 @@ test("resources and the prompt", async () => {
   }
 });
 
+test("under memoryWrites: review, an agent sees the proposals read-only and saves what the user asks; off refuses (issue 28)", async () => {
+  const w = world();
+  // An extraction by the CLI, as a hook's stop runs it, with a scripted model.
+  const scratch = fs.mkdtempSync(path.join(w.root, "model-"));
+  fs.writeFileSync(path.join(scratch, "r1.json"), JSON.stringify({ read: [] }));
+  fs.writeFileSync(path.join(scratch, "r2.json"), JSON.stringify({ operations: [
+    { op: "create", path: "project_ci.md", type: "project", name: "CI owner", description: "Bo owns CI until April", body: "Bo owns CI until 2026-04-01.\n**Why:** Ana is away.\n**How to apply:** ask Bo." },
+  ] }));
+  fs.writeFileSync(path.join(scratch, "t.jsonl"), `${JSON.stringify({ role: "user", content: "Bo owns CI until April." })}\n`);
+  const review = { PATH: process.env.PATH, HOME: w.home, MEMDIR_MEMORY_WRITES: "review" };
+  execFileSync(bin, ["extract", "--transcript", path.join(scratch, "t.jsonl"), "--cwd", w.project,
+    "--llm", `command:if grep -q operations; then cat ${scratch}/r2.json; else cat ${scratch}/r1.json; fi`], { env: review });
+  const client = await connect(w, { env: { MEMDIR_MEMORY_WRITES: "review" } });
+  try {
+    const { resources } = await client.listResources();
+    const queue = resources.find((r) => r.uri === "memdir://pending");
+    assert.ok(queue, JSON.stringify(resources));
+    const listed = JSON.parse((await client.readResource({ uri: queue.uri })).contents[0].text);
+    assert.deepEqual(listed.map((p) => [p.op, p.path, p["memory-type"]]), [["create", "project_ci.md", "project"]]);
+    assert.ok(!fs.existsSync(path.join(w.memoryDir, "project_ci.md")), "a proposal is not a memory");
+    // No tool accepts a proposal; an explicit save still writes under review.
+    const { tools } = await client.listTools();
+    assert.ok(!tools.some((t) => /accept|pending|review/.test(t.name)), tools.map((t) => t.name).join());
+    assert.equal((await save(client, FEEDBACK)).isError, false);
+  } finally {
+    await client.close();
+  }
+  const off = await connect(w, { env: { MEMDIR_MEMORY_WRITES: "off" } });
+  try {
+    const refused = await save(off, { ...FEEDBACK, name: "Another rule" });
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /memory writes are off for feedback memories/);
+  } finally {
+    await off.close();
+  }
+});
+
 test("two clients writing at once lose nothing", async () => {
   const w = world();
   const [a, b] = await Promise.all([connect(w), connect(w)]);

@@ -44,6 +44,9 @@ struct Json<'a> {
     read: &'a [String],
     applied: Vec<Op<'a>>,
     rejected: Vec<Op<'a>>,
+    /// Under `memoryWrites: review`, what waits for the user (issue 28).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    proposed: Vec<Op<'a>>,
     diagnostics: &'a [String],
 }
 
@@ -53,6 +56,9 @@ struct Op<'a> {
     path: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<&'a str>,
+    /// The proposal's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
 }
 
 /// Runs the command.
@@ -75,9 +81,15 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let report = extract(ctx, &args.target, &extraction, &mut *model, |_| {})?;
 
     fn op(o: &memdir_core::extract::OpReport) -> Op<'_> {
-        Op { op: &o.op, path: &o.path, reason: None }
+        Op { op: &o.op, path: &o.path, reason: None, id: None }
     }
-    let applied: Vec<Op> = report.operations.iter().filter(|o| o.rejected.is_none()).map(op).collect();
+    let applied: Vec<Op> =
+        report.operations.iter().filter(|o| o.rejected.is_none() && o.proposed.is_none()).map(op).collect();
+    let proposed: Vec<Op> = report
+        .operations
+        .iter()
+        .filter_map(|o| o.proposed.as_deref().map(|id| Op { id: Some(id), ..op(o) }))
+        .collect();
     let rejected: Vec<Op> = report
         .operations
         .iter()
@@ -90,6 +102,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
             read: &report.read,
             applied,
             rejected,
+            proposed,
             diagnostics: &report.diagnostics,
         };
         serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
@@ -104,6 +117,9 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     }
     for o in &rejected {
         writeln!(out, "rejected {} {}: {}", o.op, o.path, o.reason.unwrap_or(""))?;
+    }
+    for o in &proposed {
+        writeln!(out, "proposed {} {} for review ({}): memdir review", o.op, o.path, o.id.unwrap_or(""))?;
     }
     for d in &report.diagnostics {
         writeln!(out, "note: {d}")?;

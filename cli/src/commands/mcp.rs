@@ -426,6 +426,11 @@ impl ServerHandler for Server {
     ) -> Result<ReadResourceResponse, McpError> {
         self.settle_roots(&context.peer).await;
         let uri = request.uri;
+        if uri == tools::PENDING_URI {
+            let text = self.on_worker(tools::read_pending).await??;
+            let contents = ResourceContents::text(text, uri).with_mime_type("application/json");
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
         let path = tools::resource_path(&uri)?;
         let text = self.on_worker(move |memory| tools::read_resource(memory, &path)).await??;
         let contents = ResourceContents::text(text, uri).with_mime_type("text/markdown");

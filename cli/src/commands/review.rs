@@ -1,6 +1,8 @@
-//! `memdir review`: walks what `check` found, one memory at a time, and lets a person keep, edit
-//! or forget each (issue 14, item 6). A project memory whose dates have all passed is offered
-//! for retirement. The findings are the core's; this loop only asks and does what it is told.
+//! `memdir review`: first the proposals waiting under `memoryWrites: review` (issue 28): accept,
+//! edit or reject each, seeing what it would replace. Then what `check` found, one memory at a
+//! time: keep, edit or forget each (issue 14, item 6). A project memory whose dates have all
+//! passed is offered for retirement. The queue and the findings are the core's; this loop only
+//! asks and does what it is told.
 
 use crate::ops::check::inspect;
 use crate::ops::target::Target;
@@ -14,10 +16,59 @@ use std::path::PathBuf;
 pub struct Args {
     #[command(flatten)]
     pub target: Target,
+    /// List the waiting proposals and stop (with --json, as JSON).
+    #[arg(long, conflicts_with_all = ["accept", "reject"])]
+    pub pending: bool,
+    /// Accept this proposal, without asking.
+    #[arg(long, value_name = "ID", conflicts_with = "reject")]
+    pub accept: Option<String>,
+    /// Reject this proposal, without asking; it is not proposed again.
+    #[arg(long, value_name = "ID")]
+    pub reject: Option<String>,
+    /// With --pending: print JSON.
+    #[arg(long, requires = "pending")]
+    pub json: bool,
+    /// The user's UTC offset in minutes, for dates in an accepted project memory (default:
+    /// this machine's).
+    #[arg(long, allow_hyphen_values = true)]
+    pub utc_offset: Option<i32>,
 }
 
 /// Runs the review, reading answers from standard input; end of input keeps the rest.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
+    let offset = ctx.utc_offset(args.utc_offset);
+    let (target, _, fs) = args.target.open(ctx)?;
+    let mut core = ctx.core(fs)?;
+    if let Some(id) = &args.accept {
+        let p = core.accept(&target, id, ctx.now_ms(), offset)?;
+        writeln!(out, "accepted {}: {} {}", p.id, p.op, p.path)?;
+        return Ok(());
+    }
+    if let Some(id) = &args.reject {
+        let p = core.reject(&target, id)?;
+        writeln!(out, "rejected {}: {} {} (it will not be proposed again)", p.id, p.op, p.path)?;
+        return Ok(());
+    }
+    let proposals = core.pending(&target)?;
+    drop(core);
+    if args.pending {
+        if args.json {
+            serde_json::to_writer_pretty(&mut *out, &proposals).map_err(std::io::Error::from)?;
+            writeln!(out)?;
+        } else if proposals.is_empty() {
+            writeln!(out, "no proposals are waiting")?;
+        } else {
+            for p in &proposals {
+                writeln!(out, "{}  {} {} {}  (from {})", p.id, p.op, p.path, kind(p), p.source)?;
+            }
+        }
+        return Ok(());
+    }
+    let stdin = std::io::stdin();
+    let mut answers = stdin.lock().lines();
+    if !proposals.is_empty() && !review_proposals(ctx, &args, &proposals, offset, &mut answers, out)? {
+        return Ok(());
+    }
     let cwd = absolute(&args.target.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
     let explicit = args.target.memory_dir.as_deref().map(absolute).transpose()?;
     let report = inspect(ctx, &cwd, explicit)?;
@@ -31,8 +82,6 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         return Ok(());
     }
     let total = by_memory.len();
-    let stdin = std::io::stdin();
-    let mut answers = stdin.lock().lines();
     let (mut kept, mut forgotten) = (0, 0);
     for (n, (path, findings)) in by_memory.into_iter().enumerate() {
         writeln!(out, "\n[{}/{total}] {path}", n + 1)?;
@@ -80,6 +129,77 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         }
     }
     summary(out, kept, forgotten)
+}
+
+/// A proposal's type, as the list shows it.
+fn kind(p: &memdir_core::pending::Proposal) -> String {
+    p.memory_type.map_or_else(String::new, |t| format!("({t})"))
+}
+
+/// Walks the waiting proposals; false when the user quit (or input ended).
+fn review_proposals(
+    ctx: &Context,
+    args: &Args,
+    proposals: &[memdir_core::pending::Proposal],
+    offset: i32,
+    answers: &mut dyn Iterator<Item = std::io::Result<String>>,
+    out: &mut dyn Write,
+) -> Result<bool, Failure> {
+    let total = proposals.len();
+    let (mut accepted, mut rejected) = (0, 0);
+    for (n, p) in proposals.iter().enumerate() {
+        writeln!(
+            out,
+            "\n[proposal {}/{total}] {} proposes to {} {} {}",
+            n + 1,
+            p.source,
+            p.op,
+            p.path,
+            kind(p)
+        )?;
+        let proposed = match (&p.name, &p.body) {
+            (Some(name), Some(body)) => {
+                format!("name: {name}\ndescription: {}\n\n{body}\n", p.description.as_deref().unwrap_or(""))
+            }
+            _ => String::new(),
+        };
+        crate::ops::diff::lines(p.current.as_deref().unwrap_or(""), &proposed, out)?;
+        loop {
+            write!(out, "[a]ccept, [e]dit after accepting, [r]eject, [s]kip, [q]uit: ")?;
+            out.flush()?;
+            let Some(answer) = answers.next().transpose()? else {
+                writeln!(out, "\n(end of input: the rest wait)")?;
+                writeln!(out, "proposals: {accepted} accepted, {rejected} rejected")?;
+                return Ok(false);
+            };
+            let (target, dir, fs) = args.target.open(ctx)?;
+            match answer.trim() {
+                "a" | "accept" | "e" | "edit" => {
+                    ctx.core(fs)?.accept(&target, &p.id, ctx.now_ms(), offset)?;
+                    writeln!(out, "accepted: {} {}", p.op, p.path)?;
+                    accepted += 1;
+                    if answer.trim().starts_with('e') && p.op != "delete" {
+                        edit(ctx, &format!("{dir}/{}", p.path), out)?;
+                    }
+                    break;
+                }
+                "r" | "reject" => {
+                    ctx.core(fs)?.reject(&target, &p.id)?;
+                    writeln!(out, "rejected: it will not be proposed again")?;
+                    rejected += 1;
+                    break;
+                }
+                "s" | "skip" | "" => break,
+                "q" | "quit" => {
+                    writeln!(out, "proposals: {accepted} accepted, {rejected} rejected")?;
+                    return Ok(false);
+                }
+                other => writeln!(out, "{other:?}? answer a, e, r, s or q")?,
+            }
+        }
+    }
+    writeln!(out, "proposals: {accepted} accepted, {rejected} rejected")?;
+    Ok(true)
 }
 
 fn summary(out: &mut dyn Write, kept: usize, forgotten: usize) -> Outcome {

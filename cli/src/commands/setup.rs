@@ -149,7 +149,11 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         };
         writeln!(out, "{}: {verb} {}", plan.client.title, plan.file.display())?;
         if args.dry_run {
-            diff(plan.before.as_deref().unwrap_or(""), plan.after.as_deref().unwrap_or(""), out)?;
+            crate::ops::diff::lines(
+                plan.before.as_deref().unwrap_or(""),
+                plan.after.as_deref().unwrap_or(""),
+                out,
+            )?;
         }
     }
     if plans.is_empty() || args.dry_run {
@@ -573,21 +577,6 @@ fn confirm(out: &mut dyn Write) -> Result<bool, Failure> {
     let mut answer = String::new();
     std::io::stdin().lock().read_line(&mut answer)?;
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
-}
-
-/// A diff of the changed lines, with the unchanged lines around them left out.
-fn diff(before: &str, after: &str, out: &mut dyn Write) -> std::io::Result<()> {
-    let (a, b): (Vec<&str>, Vec<&str>) = (before.lines().collect(), after.lines().collect());
-    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let suffix = a[prefix..].iter().rev().zip(b[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
-    writeln!(out, "  @@ line {} @@", prefix + 1)?;
-    for line in &a[prefix..a.len() - suffix] {
-        writeln!(out, "  -{line}")?;
-    }
-    for line in &b[prefix..b.len() - suffix] {
-        writeln!(out, "  +{line}")?;
-    }
-    Ok(())
 }
 
 /// `--check`: per client, registered or not, and whether what is registered answers an MCP

@@ -37,6 +37,8 @@ struct Json<'a> {
     /// `memdir resume`).
     #[serde(skip_serializing_if = "Option::is_none")]
     paused: Option<memdir_core::pause::Pause>,
+    /// Who may write each memory type (issue 28), and the rule that decided.
+    memory_writes: &'a [memdir_core::policy::TypePolicy],
 }
 
 /// Runs the command.
@@ -72,6 +74,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         memory_dir_setting: location.memory_dir_setting.as_deref(),
         project_root: &location.project_root,
         paused,
+        memory_writes: &switches.memory_writes.0,
     };
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
@@ -79,6 +82,23 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
     } else {
         let on = |b: bool| if b { "on" } else { "off" };
         writeln!(out, "auto memory:   {} (decided by {})", on(json.auto_memory), json.decided_by)?;
+        let rules = json.memory_writes;
+        match rules.first() {
+            Some(first) if rules.iter().all(|r| r.mode == first.mode && r.decided_by == first.decided_by) => {
+                writeln!(out, "writes:        {} (decided by {})", first.mode.as_str(), first.decided_by)?
+            }
+            _ => {
+                for r in rules {
+                    let kind = format!("{}:", r.memory_type);
+                    writeln!(
+                        out,
+                        "writes:        {kind:<10} {} (decided by {})",
+                        r.mode.as_str(),
+                        r.decided_by
+                    )?;
+                }
+            }
+        }
         match json.paused.map(|p| p.until_ms) {
             Some(Some(until)) => writeln!(
                 out,

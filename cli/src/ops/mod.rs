@@ -2,6 +2,7 @@
 //! on this layer alone: no command imports another.
 
 pub mod check;
+pub mod diff;
 pub mod dream;
 pub mod extract;
 pub mod index;

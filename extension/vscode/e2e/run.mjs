@@ -13,7 +13,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import {
-  answer, browser, cliDir, dirs, editorText, hijack, memoryDir, planted, modelLog, modelRequests, openWorkspace, out, page, palette,
+  answer, browser, cliDir, dirs, editorText, hijack, memoryDir, planted, proposed, modelLog, modelRequests, openWorkspace, out, page, palette,
   port, root, server, sleep, teamRemote, until,
 } from "./world.mjs";
 
@@ -225,6 +225,22 @@ try {
     if (!final || !final.prompt.includes("mocks hid a broken migration")) throw new Error("the recalled memory did not reach the model's request");
     await until("the extracted memory", async () => fs.existsSync(path.join(memoryDir, "user_role.md")), 30_000);
     if (!fs.readFileSync(path.join(memoryDir, "user_role.md"), "utf8").includes("data engineer")) throw new Error("wrong memory written");
+  });
+
+  await check("Memory: Review Memories… accepts one proposal and rejects the other; the view's badge counts them (issue 28)", async () => {
+    const badge = page.locator(".activitybar .badge-content, .composite-bar .badge-content").filter({ hasText: "2" }).first();
+    await until("the badge of 2 waiting proposals", async () => (await badge.count()) > 0);
+    await palette("Memory: Review Memories");
+    await answer("Accept");
+    await answer("Reject");
+    await page.keyboard.press("Escape");
+    const pending = path.join(memoryDir, ".pending");
+    await until("the queue empty", async () => !fs.readdirSync(pending).some((f) => f.endsWith(".json")));
+    const written = proposed.filter((p) => fs.existsSync(path.join(memoryDir, p)));
+    if (written.length !== 1) throw new Error(`exactly one proposal should be written, not ${written}`);
+    const rejected = fs.readFileSync(path.join(pending, "rejected"), "utf8").trim().split("\n");
+    if (rejected.length !== 1) throw new Error(`one rejection remembered, not ${rejected}`);
+    if (!fs.readFileSync(path.join(memoryDir, "MEMORY.md"), "utf8").includes(`(${written[0]})`)) throw new Error("the accepted memory has no index line");
   });
 
   await check("the walkthrough opens with its five steps (issue 16)", async () => {

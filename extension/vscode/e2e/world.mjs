@@ -88,6 +88,24 @@ fs.writeFileSync(
   ].join("\n"),
 );
 
+// Two proposals waiting for review (issue 28), made the way a user with `memoryWrites: review`
+// gets them: an extraction by the memdir CLI, its model a script on this machine.
+export const proposed = ["reference_staging.md", "user_pets.md"];
+{
+  const scratch = fs.mkdtempSync(path.join(root, "proposals-"));
+  const ops = [
+    { op: "create", path: proposed[0], type: "reference", name: "Staging", description: "staging.internal is the staging cluster", body: "The staging cluster is staging.internal." },
+    { op: "create", path: proposed[1], type: "user", name: "Pets", description: "Ana has a cat", body: "Ana has a cat named Miso." },
+  ];
+  fs.writeFileSync(path.join(scratch, "r1.json"), JSON.stringify({ read: [] }));
+  fs.writeFileSync(path.join(scratch, "r2.json"), JSON.stringify({ operations: ops }));
+  fs.writeFileSync(path.join(scratch, "t.jsonl"), `${JSON.stringify({ role: "user", content: "Staging is staging.internal. I have a cat, Miso." })}\n`);
+  const model = `command:if grep -q operations; then cat ${scratch}/r2.json; else cat ${scratch}/r1.json; fi`;
+  execFileSync(path.join(cliDir, "memdir"), ["extract", "--transcript", path.join(scratch, "t.jsonl"), "--cwd", dirs.project, "--memory-dir", memoryDir, "--llm", model], {
+    env: { ...env, MEMDIR_MEMORY_WRITES: "review" },
+  });
+}
+
 // A daily log for the dream to fold.
 // Team memory synced through git (issue 13): team/ is a working copy of a bare repository's
 // branch, made by hand; "Sync Team Memory" commits and pushes through the core.

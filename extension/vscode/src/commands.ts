@@ -144,6 +144,7 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
         "",
         `- auto memory: **${on(switches.autoMemory)}** (decided by ${decidedBy(status)})`,
         ...pausedLine(ws),
+        ...switches.memoryWrites.map((r) => `- ${r.memoryType} memories: writes **${r.mode}** (decided by ${r.decidedBy})`),
         `- instruction files: ${on(switches.instructions)}${switches.bare ? " (bare mode)" : ""}`,
         `- team memory: ${on(switches.teamMemory)}`,
         `- daily log: ${on(switches.dailyLog)}`,

@@ -68,7 +68,7 @@ export function activate(context: vscode.ExtensionContext) {
   context.subscriptions.push(
     log,
     view,
-    vscode.window.registerTreeDataProvider("memdir.memories", view),
+    pendingBadge(vscode.window.createTreeView("memdir.memories", { treeDataProvider: view }), view, workspace, log),
     ...registerCommands(workspace, view),
     ...registerTools(workspace),
     ...registerPause(workspace, log),
@@ -85,6 +85,26 @@ export function activate(context: vscode.ExtensionContext) {
   // The extension builds prompts: a missing MEMORY.md is written now (R6.5).
   log.info(`memdir: ${safe(() => workspace.rebuildIndex() ?? "MEMORY.md needs no rebuilding")}`);
   log.info(`memdir: activated in ${(performance.now() - started).toFixed(1)} ms`);
+}
+
+/**
+ * The Memories view's badge: how many proposals wait for review (issue 28), across the folders,
+ * counted again whenever the view refreshes.
+ */
+function pendingBadge(tree: vscode.TreeView<unknown>, view: MemoriesView, workspace: Workspace, log: vscode.LogOutputChannel): vscode.Disposable {
+  const count = () => {
+    let waiting = 0;
+    for (const { name, workspace: ws } of workspace.folders()) {
+      try {
+        waiting += ws.pending().length;
+      } catch (e) {
+        log.warn(`memdir: the review queue of ${name}: ${(e as Error).message}`);
+      }
+    }
+    tree.badge = waiting > 0 ? { value: waiting, tooltip: `${waiting} proposed change(s) to memory wait for review: Memory: Review Memories…` } : undefined;
+  };
+  count();
+  return vscode.Disposable.from(tree, view.onDidChangeTreeData(count));
 }
 
 /** Copilot's own memory settings: when one is on, agents have two memories to write to. */

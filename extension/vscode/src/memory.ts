@@ -6,7 +6,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { ConfinedFs, MemoryCore, coreEnv as baseEnv, gitFacts, runGitAsync, runGitSync } from "@memdir/core";
-import type { CheckReport, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, PauseState, RecallResult, SaveReport, Target, TeamReport } from "@memdir/core";
+import type { CheckReport, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, PauseState, Proposal, RecallResult, SaveReport, Target, TeamReport } from "@memdir/core";
 
 /** The memory types, in the order the view lists them. */
 export const TYPES = ["user", "feedback", "project", "reference"] as const;
@@ -225,6 +225,25 @@ export class Workspace {
     if (!vscode.workspace.isTrusted) return undefined;
     const rebuilt = this.core.rebuildIndex(readEverything().grantWrite(dir), this.target(), BigInt(Date.now()));
     return rebuilt && `MEMORY.md was missing: wrote ${rebuilt.path} with ${rebuilt.entries} entries`;
+  }
+
+  /** The proposals waiting for the user under `memoryWrites: review` (issue 28). */
+  pending(): Proposal[] {
+    return this.core.pending(readEverything(), this.target());
+  }
+
+  /** Accepts a proposal: the same checked, journaled write as the background writer's. */
+  accept(id: string): Proposal {
+    const { target, grant } = this.writable();
+    const accepted = this.core.accept(grant, target, id, BigInt(Date.now()), -new Date().getTimezoneOffset());
+    this.onWrite();
+    return accepted;
+  }
+
+  /** Rejects a proposal; it is not proposed again. */
+  reject(id: string): Proposal {
+    const { target, grant } = this.writable();
+    return this.core.reject(grant, target, id);
   }
 
   /** Pauses automatic writes for this folder's memory until `untilMs`, or until resumed (issue 28). */

@@ -1,13 +1,17 @@
-// "Memory: Review Memories" (issue 14, item 6): walks what the checks found, one memory at a
-// time, and lets the user keep, open to edit, or forget each; a project memory whose dates have
-// all passed is offered for retirement. The findings are the core's.
+// "Memory: Review Memories": first the proposals waiting under `memoryWrites: review` (issue 28):
+// accept, accept and open to edit, or reject each, after seeing what it would change. Then what
+// the checks found (issue 14, item 6), one memory at a time: keep, open to edit, or forget each;
+// a project memory whose dates have all passed is offered for retirement. The queue and the
+// findings are the core's.
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { Finding } from "@memdir/core";
+import type { Finding, Proposal } from "@memdir/core";
 import type { Workspace } from "./memory";
 
 export async function review(workspace: Workspace, refresh: () => void): Promise<void> {
+  const proposals = workspace.pending();
+  if (proposals.length > 0 && !(await reviewProposals(workspace, proposals, refresh))) return;
   const report = workspace.check();
   const byMemory = new Map<string, Finding[]>();
   for (const f of report.findings) {
@@ -44,4 +48,46 @@ export async function review(workspace: Workspace, refresh: () => void): Promise
     }
   }
   vscode.window.showInformationMessage(`memdir: reviewed ${n} of ${byMemory.size}; ${forgotten} forgotten`);
+}
+
+/** Walks the waiting proposals; false when the user stopped. */
+async function reviewProposals(workspace: Workspace, proposals: Proposal[], refresh: () => void): Promise<boolean> {
+  let accepted = 0;
+  let rejected = 0;
+  let n = 0;
+  for (const p of proposals) {
+    n += 1;
+    const what = p.op === "delete" ? `delete ${p.path}` : `${p.op} ${p.path}: ${p.description ?? ""}`;
+    const pick = await vscode.window.showQuickPick(
+      [
+        { label: "$(check) Accept", action: "accept", detail: p.body ?? p.current ?? undefined },
+        { label: "$(edit) Accept and open to edit", action: "edit" },
+        { label: "$(close) Reject", action: "reject", detail: "It will not be proposed again." },
+        { label: "$(debug-step-over) Later", action: "later" },
+        { label: "$(debug-stop) Stop reviewing", action: "stop" },
+      ],
+      { title: `Proposal ${n}/${proposals.length} from ${p.source}: ${what}`, placeHolder: p.current ? `replaces: ${p.current.slice(0, 200)}` : "a new memory", ignoreFocusOut: true },
+    );
+    if (!pick || pick.action === "stop") {
+      vscode.window.showInformationMessage(`memdir: proposals: ${accepted} accepted, ${rejected} rejected`);
+      return false;
+    }
+    try {
+      if (pick.action === "accept" || pick.action === "edit") {
+        workspace.accept(p.id);
+        accepted += 1;
+        if (pick.action === "edit" && p.op !== "delete") {
+          await vscode.window.showTextDocument(vscode.Uri.file(path.join(workspace.location().memoryDir, p.path)));
+        }
+      } else if (pick.action === "reject") {
+        workspace.reject(p.id);
+        rejected += 1;
+      }
+    } catch (e) {
+      vscode.window.showErrorMessage(`memdir: ${(e as Error).message}`);
+    }
+    refresh();
+  }
+  vscode.window.showInformationMessage(`memdir: proposals: ${accepted} accepted, ${rejected} rejected`);
+  return true;
 }

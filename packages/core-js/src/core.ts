@@ -48,6 +48,7 @@ export type GitCommand = Extract<TeamStep, { tag: "run" }>["val"]["command"];
 export type GitOutput = Parameters<Root["team"]["resume"]>[1];
 export type HookRecall = ReturnType<Root["hook"]["recallContext"]>;
 export type PauseState = ReturnType<Root["writer"]["pause"]>;
+export type Proposal = ReturnType<Root["writer"]["pending"]>[number];
 export type Env = Array<[string, string]>;
 
 /** The environment variables the core reads; nothing else from the process's environment reaches it. */
@@ -320,6 +321,21 @@ export class MemoryCore {
 
   rebuildIndex(grant: ConfinedFs, target: Target, nowMs: bigint): { path: string; entries: number } | undefined {
     return this.call("writer.rebuild-index", grant, (r) => r.writer.rebuildIndex(target, nowMs));
+  }
+
+  /** The proposals waiting under `memoryWrites: review`, oldest first (issue 28). */
+  pending(grant: ConfinedFs, target: Target): Proposal[] {
+    return this.call("writer.pending", grant, (r) => r.writer.pending(target));
+  }
+
+  /** Applies a waiting proposal through the background writer's checks, and takes it off the queue. */
+  accept(grant: ConfinedFs, target: Target, id: string, nowMs: bigint, utcOffsetMinutes: number): Proposal {
+    return this.call("writer.accept", grant, (r) => r.writer.accept(target, id, nowMs, utcOffsetMinutes));
+  }
+
+  /** Takes a proposal off the queue and remembers it, so it is not proposed again. */
+  reject(grant: ConfinedFs, target: Target, id: string): Proposal {
+    return this.call("writer.reject", grant, (r) => r.writer.reject(target, id));
   }
 
   /** Pauses automatic writes (extraction, the dream) until `untilMs`, or until `resume` (issue 28). */

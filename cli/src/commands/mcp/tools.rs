@@ -954,12 +954,33 @@ pub fn file_uri_path(uri: &str) -> Option<String> {
     Some(if windows_drive { path[1..].to_string() } else { path })
 }
 
-/// Every memory (and MEMORY.md) as a resource, `memdir://memory/<path>`.
+/// The proposals waiting for the user under `memoryWrites: review` (issue 28), read-only: an
+/// agent can see what it proposed, never accept it (no tool does).
+pub const PENDING_URI: &str = "memdir://pending";
+
+/// The waiting proposals as JSON, oldest first.
+pub fn read_pending(memory: &mut Memory) -> Result<String, McpError> {
+    let internal = |f: Failure| McpError::internal_error(f.message, None);
+    let target = memdir_core::target::Target {
+        cwd: memory.cwd.clone(),
+        env: memory.ctx.env().to_vec(),
+        memory_dir: None,
+    };
+    // Read-only, and the settings that locate the memory live outside it.
+    let fs = crate::ops::whole_tree().map_err(internal)?;
+    let core_error = |e: memdir_harness::Error| internal(e.into());
+    let proposals = memory.ctx.core(fs).map_err(core_error)?.pending(&target).map_err(core_error)?;
+    serde_json::to_string_pretty(&proposals).map_err(|e| McpError::internal_error(e.to_string(), None))
+}
+
+/// Every memory (and MEMORY.md) as a resource, `memdir://memory/<path>`; and the review
+/// queue, `memdir://pending`, while proposals wait.
 pub fn resources(memory: &mut Memory) -> Result<Vec<Resource>, Failure> {
     let dir = memory.memory_dir()?;
     if !std::path::Path::new(&dir).is_dir() {
         return Ok(Vec::new());
     }
+    let waiting = std::path::Path::new(&dir).join(memdir_core::pending::PENDING_DIR).is_dir();
     let report = memory.ctx.core(read_root(dir.as_ref())?)?.scan(&dir, memory.ctx.now_ms())?;
     let index = Resource::new(format!("{SCHEME}{INDEX_FILE}"), INDEX_FILE)
         .with_description("The index of this project's memories, one line each")
@@ -976,7 +997,12 @@ pub fn resources(memory: &mut Memory) -> Result<Vec<Resource>, Failure> {
             (None, None) => resource,
         }
     });
-    Ok(std::iter::once(index).chain(memories).collect())
+    let pending = waiting.then(|| {
+        Resource::new(PENDING_URI, "pending proposals")
+            .with_description("Changes to memory waiting for the user's review (memoryWrites: review); only the user accepts them, with memdir review")
+            .with_mime_type("application/json")
+    });
+    Ok(std::iter::once(index).chain(memories).chain(pending).collect())
 }
 
 /// The memory path a resource URI names; anything else is a protocol error.

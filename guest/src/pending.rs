@@ -1,0 +1,214 @@
+//! The review queue (issue 28, item 2): under `memoryWrites: review`, what extraction and the
+//! dream would write waits here as a proposal until the user accepts or rejects it.
+//!
+//! Each proposal is one file in the memory directory's hidden `.pending/`, so the scan never
+//! reads it (a pending memory is never recalled) and team sync never shares it. Accepting runs
+//! the same checks and the same journaled write as the background writer would have. A rejected
+//! proposal's fingerprint is kept in `.pending/rejected`, so the same proposal is not made again.
+
+use crate::error::{Error, Result};
+use crate::extract::{self, Landing};
+use crate::fs::{EntryKind, Fs, FsError, join};
+use crate::memory_type::MemoryType;
+use crate::target::Target;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The queue, inside the memory directory.
+pub const PENDING_DIR: &str = ".pending";
+/// Fingerprints of rejected proposals, one per line.
+const REJECTED: &str = "rejected";
+/// A proposal file larger than this is not one of ours.
+const MAX_PROPOSAL_BYTES: u64 = 256 * 1024;
+/// Rejections remembered, at most (the oldest are forgotten first).
+const MAX_REJECTED: usize = 1000;
+
+/// One proposed change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Proposal {
+    /// What `accept` and `reject` take.
+    pub id: String,
+    /// When it was proposed, ms since the epoch.
+    pub created_ms: i64,
+    /// The writer that proposed it: `extraction` or `dream`.
+    pub source: String,
+    /// `create`, `update` or `delete`.
+    pub op: String,
+    /// The memory's path, relative to the memory directory.
+    pub path: String,
+    /// The memory's type; for a delete, the type of the memory it removes.
+    pub memory_type: Option<MemoryType>,
+    /// The new memory's name (none for a delete).
+    pub name: Option<String>,
+    /// Its description.
+    pub description: Option<String>,
+    /// Its body.
+    pub body: Option<String>,
+    /// The memory at `path` as it is now (none when there is none): what accepting replaces.
+    pub current: Option<String>,
+}
+
+/// What a proposal file holds: the proposal and the operation as the writer validated it.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    proposal: Proposal,
+    operation: Value,
+    fingerprint: String,
+}
+
+/// Queues `operation` (already valid) from `source`; its id. An operation the user rejected
+/// before is refused with that reason; one already waiting keeps its id.
+pub fn propose(
+    fs: &dyn Fs,
+    memory_dir: &str,
+    source: &str,
+    operation: &Value,
+    memory_type: Option<MemoryType>,
+    now_ms: i64,
+) -> std::result::Result<String, String> {
+    let fingerprint = fingerprint(operation);
+    let fail = |e: FsError| format!("it could not be queued for review ({e}); nothing changed");
+    if rejected(fs, memory_dir).map_err(fail)?.contains(&fingerprint) {
+        return Err("the user rejected this change before; it is not proposed again".into());
+    }
+    for stored in stored(fs, memory_dir).map_err(fail)? {
+        if stored.fingerprint == fingerprint {
+            return Ok(stored.proposal.id);
+        }
+    }
+    let text = |k: &str| operation[k].as_str().map(str::to_string);
+    let id = format!("{}-{}", crate::time::iso_millis(now_ms).replace([':', '.'], ""), &fingerprint[..8]);
+    let proposal = Proposal {
+        id: id.clone(),
+        created_ms: now_ms,
+        source: source.to_string(),
+        op: text("op").unwrap_or_default(),
+        path: text("path").unwrap_or_default(),
+        memory_type,
+        name: text("name"),
+        description: text("description"),
+        body: text("body"),
+        current: None,
+    };
+    let stored = Stored { proposal, operation: operation.clone(), fingerprint };
+    let dir = join(memory_dir, PENDING_DIR);
+    fs.create_dir_all(&dir).map_err(fail)?;
+    let bytes = serde_json::to_vec_pretty(&stored).expect("a proposal serializes");
+    fs.write_file(&join(&dir, &format!("{id}.json")), &bytes).map_err(fail)?;
+    Ok(id)
+}
+
+/// The proposals waiting for `target`'s memory, oldest first, each with the memory it would
+/// replace. Files in `.pending/` that are not proposals are left alone.
+pub fn list_for(fs: &dyn Fs, target: &Target) -> Result<Vec<Proposal>> {
+    let memory_dir = target.resolve(fs)?.memory_dir;
+    let mut proposals: Vec<Proposal> = stored(fs, &memory_dir)?.into_iter().map(|s| s.proposal).collect();
+    for p in &mut proposals {
+        p.current = crate::writer::valid_relative_path(&p.path)
+            .ok()
+            .and_then(|rel| fs.read_file(&join(&memory_dir, &rel), MAX_PROPOSAL_BYTES).ok())
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+    }
+    Ok(proposals)
+}
+
+/// Applies proposal `id` through the background writer's own checks and journaled write, and
+/// takes it off the queue. A proposal that no longer applies (the memory changed since) is
+/// `invalid-input` with the reason, and stays.
+pub fn accept_for(
+    fs: &dyn Fs,
+    target: &Target,
+    id: &str,
+    now_ms: i64,
+    utc_offset_minutes: i32,
+) -> Result<Proposal> {
+    let resolved = target.resolve(fs)?;
+    let stored = find(fs, &resolved.memory_dir, id)?;
+    if let Some(why) = stored.proposal.memory_type.and_then(|t| resolved.switches.memory_writes.refusal(t)) {
+        return Err(Error::InvalidInput(why));
+    }
+    let landing = Landing {
+        memory_dir: &resolved.memory_dir,
+        now_ms,
+        utc_offset_minutes,
+        policy: &crate::policy::WritePolicy::default(),
+        source: "review",
+    };
+    let report = extract::apply_accepted(fs, &landing, &stored.operation);
+    if let Some(why) = &report.rejected {
+        return Err(Error::InvalidInput(format!("{id} no longer applies: {why}; reject it")));
+    }
+    fs.remove_file(&file_of(&resolved.memory_dir, id))?;
+    Ok(stored.proposal)
+}
+
+/// Takes proposal `id` off the queue and remembers it, so it is not proposed again.
+pub fn reject_for(fs: &dyn Fs, target: &Target, id: &str) -> Result<Proposal> {
+    let memory_dir = target.resolve(fs)?.memory_dir;
+    let stored = find(fs, &memory_dir, id)?;
+    let mut kept = rejected(fs, &memory_dir)?;
+    kept.push(stored.fingerprint.clone());
+    let skip = kept.len().saturating_sub(MAX_REJECTED);
+    let text: String = kept[skip..].iter().map(|f| format!("{f}\n")).collect();
+    fs.write_file(&join(&memory_dir, &format!("{PENDING_DIR}/{REJECTED}")), text.as_bytes())?;
+    fs.remove_file(&file_of(&memory_dir, id))?;
+    Ok(stored.proposal)
+}
+
+fn file_of(memory_dir: &str, id: &str) -> String {
+    join(memory_dir, &format!("{PENDING_DIR}/{id}.json"))
+}
+
+fn find(fs: &dyn Fs, memory_dir: &str, id: &str) -> Result<Stored> {
+    let plain = !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    let missing = || Error::InvalidInput(format!("no proposal {id:?} is waiting (memdir review lists them)"));
+    if !plain {
+        return Err(missing());
+    }
+    let bytes = match fs.read_file(&file_of(memory_dir, id), MAX_PROPOSAL_BYTES) {
+        Ok(bytes) => bytes,
+        Err(FsError::NotFound(_)) => return Err(missing()),
+        Err(e) => return Err(e.into()),
+    };
+    serde_json::from_slice(&bytes).map_err(|e| Error::Other(format!("{id}: not a proposal ({e})")))
+}
+
+/// Every proposal file, oldest first.
+fn stored(fs: &dyn Fs, memory_dir: &str) -> Result<Vec<Stored>, FsError> {
+    let entries = match fs.list_dir(&join(memory_dir, PENDING_DIR)) {
+        Ok(entries) => entries,
+        Err(FsError::NotFound(_) | FsError::NotADirectory(_)) => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut found: Vec<Stored> = entries
+        .into_iter()
+        .filter(|e| e.kind == EntryKind::File && e.name.ends_with(".json"))
+        .filter_map(|e| {
+            let bytes = fs
+                .read_file(&join(memory_dir, &format!("{PENDING_DIR}/{}", e.name)), MAX_PROPOSAL_BYTES)
+                .ok()?;
+            serde_json::from_slice::<Stored>(&bytes)
+                .ok()
+                .filter(|s| format!("{}.json", s.proposal.id) == e.name)
+        })
+        .collect();
+    found.sort_by(|a, b| {
+        (a.proposal.created_ms, &a.proposal.id).cmp(&(b.proposal.created_ms, &b.proposal.id))
+    });
+    Ok(found)
+}
+
+fn rejected(fs: &dyn Fs, memory_dir: &str) -> Result<Vec<String>, FsError> {
+    match fs.read_file(&join(memory_dir, &format!("{PENDING_DIR}/{REJECTED}")), 1 << 20) {
+        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).lines().map(str::to_string).collect()),
+        Err(FsError::NotFound(_) | FsError::NotADirectory(_)) => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// A stable fingerprint of what an operation would write: FNV-1a over its JSON (serde_json
+/// keeps an object's keys sorted), as hex.
+fn fingerprint(operation: &Value) -> String {
+    format!("{:016x}", crate::text::fnv1a(&serde_json::to_string(operation).unwrap_or_default()))
+}
