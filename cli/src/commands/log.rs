@@ -67,7 +67,14 @@ pub fn dream(ctx: &Context, args: DreamArgs, out: &mut dyn Write, err: &mut dyn 
         let ops: Vec<_> = report
             .operations
             .iter()
-            .map(|o| serde_json::json!({"op": o.op, "path": o.path, "rejected": o.rejected}))
+            .map(|o| {
+                let mut op = serde_json::json!({"op": o.op, "path": o.path, "rejected": o.rejected});
+                // Under `memoryWrites: review` (issue 28): the proposal waiting instead.
+                if let Some(id) = &o.proposed {
+                    op["proposed"] = serde_json::json!(id);
+                }
+                op
+            })
             .collect();
         let json = serde_json::json!({
             "chunks": report.chunks, "committed": report.committed, "operations": ops, "diagnostics": report.diagnostics,
@@ -80,9 +87,12 @@ pub fn dream(ctx: &Context, args: DreamArgs, out: &mut dyn Write, err: &mut dyn 
         writeln!(out, "nothing new in the logs")?;
     }
     for o in &report.operations {
-        match &o.rejected {
-            None => writeln!(out, "{} {}", o.op, o.path)?,
-            Some(why) => writeln!(out, "rejected {} {}: {why}", o.op, o.path)?,
+        match (&o.rejected, &o.proposed) {
+            (Some(why), _) => writeln!(out, "rejected {} {}: {why}", o.op, o.path)?,
+            (None, Some(id)) => {
+                writeln!(out, "proposed {} {} for review ({id}): memdir review", o.op, o.path)?
+            }
+            (None, None) => writeln!(out, "{} {}", o.op, o.path)?,
         }
     }
     for d in &report.diagnostics {

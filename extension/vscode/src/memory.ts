@@ -368,8 +368,8 @@ export class Workspace {
     const rejected = result.operations.filter((o) => o.rejected).map((o) => `${o.op} ${o.path}: ${o.rejected}`);
     return {
       skipped: result.skipped,
-      written: result.operations.filter((o) => !o.rejected).map((o) => o.path),
-      diagnostics: [...result.diagnostics, ...rejected],
+      written: result.operations.filter((o) => !o.rejected && !o.proposed).map((o) => o.path),
+      diagnostics: [...result.diagnostics, ...rejected, ...proposedNotes(result.operations)],
     };
   }
 
@@ -381,10 +381,15 @@ export class Workspace {
     progress(result.chunks, result.chunks);
     return {
       chunks: result.chunks,
-      written: result.operations.filter((o) => !o.rejected).map((o) => o.path),
-      diagnostics: result.diagnostics,
+      written: result.operations.filter((o) => !o.rejected && !o.proposed).map((o) => o.path),
+      diagnostics: [...result.diagnostics, ...proposedNotes(result.operations)],
     };
   }
+}
+
+/** What waits for review instead of being written (issue 28), as notes. */
+function proposedNotes(operations: Array<{ op: string; path: string; proposed?: string }>): string[] {
+  return operations.filter((o) => o.proposed).map((o) => `proposed ${o.op} ${o.path} for review (Memory: Review Memories…)`);
 }
 
 /** How the status shows which rule decided auto memory (R4.2). */

@@ -241,19 +241,23 @@ pub struct Operation {
     /// Why it was refused, when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rejected: Option<String>,
+    /// Under `memoryWrites: review`: the proposal that waits for the user instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposed: Option<String>,
 }
 
 impl Operation {
     /// The core's report of an operation.
     pub fn from_report(o: memdir_core::extract::OpReport) -> Operation {
-        Operation { op: o.op, path: o.path, rejected: o.rejected }
+        Operation { op: o.op, path: o.path, rejected: o.rejected, proposed: o.proposed }
     }
 
     /// `create feedback_x.md`, or `rejected create ../x.md: why`.
     pub fn line(&self) -> String {
-        match &self.rejected {
-            None => format!("{} {}", self.op, self.path),
-            Some(why) => format!("rejected {} {}: {why}", self.op, self.path),
+        match (&self.rejected, &self.proposed) {
+            (Some(why), _) => format!("rejected {} {}: {why}", self.op, self.path),
+            (None, Some(id)) => format!("proposed {} {} for the user's review ({id})", self.op, self.path),
+            (None, None) => format!("{} {}", self.op, self.path),
         }
     }
 }
