@@ -285,12 +285,22 @@ fn one_persons_private_memory_follows_them_between_machines() {
         "The user prefers vim keybindings in every editor.",
     ]);
     laptop.ok(&["log", "worked on the billing export"]);
+    // A pause and the review queue are this machine's too (issue 28).
+    laptop.ok(&["pause", "--for", "2h"]);
+    std::fs::create_dir_all(laptop.memory_dir().join(".pending")).unwrap();
+    std::fs::write(laptop.memory_dir().join(".pending/rejected"), "0123456789abcdef\n").unwrap();
     let out = laptop.ok(&["team", "init", "--private", "--remote", remote]);
     assert!(out.contains("pushed"), "{out}");
     let files = git(&root.join("private.git"), &["ls-tree", "-r", "--name-only", "memdir-team"]);
-    assert_eq!(files, "MEMORY.md\neditor-habits.md\n", "logs, lock and team/ stay on the machine");
+    assert_eq!(
+        files, "MEMORY.md\neditor-habits.md\n",
+        "logs, lock, team/, the pause and the queue stay on the machine"
+    );
 
     desktop.ok(&["team", "init", "--private", "--remote", remote]);
+    assert!(
+        !desktop.memory_dir().join(".paused").exists() && !desktop.memory_dir().join(".pending").exists()
+    );
     let recalled = desktop.ok(&["recall", "which keybindings does the user prefer in the editor"]);
     assert!(recalled.contains("editor-habits.md"), "{recalled}");
     desktop.ok(&[

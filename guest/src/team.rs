@@ -54,8 +54,9 @@ const PUSH_TRIES: usize = 3;
 /// A rebase stops once per local commit at most; more stops than this is a loop.
 const MAX_REBASE_STOPS: usize = 100;
 /// Files that stay on the machine: the writers' lock and journal, the trash, the daily logs,
-/// extraction cursors and recall sessions (a machine's own), and, in the private directory,
-/// `team/` (its own working copy).
+/// extraction cursors and recall sessions (a machine's own), the review queue and a pause (one
+/// person's, on one machine: issue 28), and, in the private directory, `team/` (its own
+/// working copy).
 const LOCAL_ONLY: &[&str] = &[
     "/.memdir.lock",
     "/.memdir.lock.break",
@@ -64,6 +65,8 @@ const LOCAL_ONLY: &[&str] = &[
     "/.trash/",
     "/.cursors/",
     "/.sessions/",
+    "/.pending/",
+    "/.paused",
     "/logs/",
 ];
 /// What stays on this machine in the private directory besides [`LOCAL_ONLY`]: `team/` (its
