@@ -64,3 +64,48 @@ fn review_retires_keeps_and_stops_at_the_end_of_input() {
         assert_eq!(index, "- [plain](plain.md) — b\n- [seeds](seeds.md) — c\n", "{backend}");
     }
 }
+
+/// Issue 28: `memdir review` walks the review queue first: a dream's proposals as one change
+/// (here walked one by one), an extraction's alone; accepting writes through the core, rejecting
+/// remembers. On both backends.
+#[test]
+fn review_walks_the_queue_first_a_dream_as_one_change() {
+    for backend in ["component", "native"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let mem = tmp.path().join("mem");
+        std::fs::create_dir_all(mem.join("logs/2026/03")).unwrap();
+        std::fs::write(mem.join("logs/2026/03/2026-03-04.md"), "# 2026-03-04\n\n- 09:15 Ana prefers pnpm\n")
+            .unwrap();
+        let ops = serde_json::json!({"operations": [
+            {"op": "create", "path": "project_a.md", "type": "project", "name": "A", "description": "first", "body": "A until 2026-04-01.\n**Why:** x.\n**How to apply:** y."},
+            {"op": "create", "path": "project_b.md", "type": "project", "name": "B", "description": "second", "body": "B until 2026-04-01.\n**Why:** x.\n**How to apply:** y."},
+        ]});
+        std::fs::write(tmp.path().join("ops.json"), ops.to_string()).unwrap();
+        let run = |args: &[&str], stdin: &[u8]| {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_memdir"))
+                .args(["--backend", backend, "--now", "2026-03-05T08:00:00Z"])
+                .args(args)
+                .args(["--cwd", tmp.path().to_str().unwrap(), "--memory-dir", mem.to_str().unwrap()])
+                .env("MEMDIR_CACHE_DIR", tmp.path().join("cache"))
+                .env("MEMDIR_MEMORY_WRITES", "review")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child.stdin.take().unwrap().write_all(stdin).unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "{backend}: {args:?}: {}", String::from_utf8_lossy(&out.stdout));
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let model = format!("command:cat {}", tmp.path().join("ops.json").display());
+        run(&["dream", "--utc-offset", "0", "--llm", &model], b"");
+        assert!(!mem.join("project_a.md").exists(), "{backend}: proposed, not written");
+        // One by one: accept the first, reject the second.
+        let text = run(&["review", "--utc-offset", "0"], b"o\na\nr\n");
+        assert!(text.contains("dream: creates 2"), "{backend}: {text}");
+        assert!(text.contains("proposals: 1 accepted, 1 rejected"), "{backend}: {text}");
+        assert!(mem.join("project_a.md").exists() && !mem.join("project_b.md").exists(), "{backend}: {text}");
+        assert!(std::fs::read_to_string(mem.join("MEMORY.md")).unwrap().contains("(project_a.md)"));
+        assert!(run(&["review", "--pending"], b"").contains("no proposals are waiting"), "{backend}");
+    }
+}

@@ -308,6 +308,8 @@ fn wit_proposal(p: pending::Proposal) -> ex::writer::Proposal {
         id: p.id,
         created_ms: p.created_ms,
         source: p.source,
+        batch: p.batch,
+        batch_summary: p.batch_summary,
         op: p.op,
         path: p.path,
         memory_type: p.memory_type.map(wit_type),
@@ -650,14 +652,14 @@ impl ex::writer::Guest for Component {
         id: String,
         now_ms: i64,
         utc_offset_minutes: i32,
-    ) -> Result<ex::writer::Proposal, wit::Error> {
-        pending::accept_for(&HostFs, &core_target(target), &id, now_ms, utc_offset_minutes)
-            .map(wit_proposal)
-            .map_err(wit_error)
+    ) -> Result<Vec<ex::writer::Proposal>, wit::Error> {
+        let accepted = pending::accept_for(&HostFs, &core_target(target), &id, now_ms, utc_offset_minutes);
+        Ok(accepted.map_err(wit_error)?.into_iter().map(wit_proposal).collect())
     }
 
-    fn reject(target: wit::Target, id: String) -> Result<ex::writer::Proposal, wit::Error> {
-        pending::reject_for(&HostFs, &core_target(target), &id).map(wit_proposal).map_err(wit_error)
+    fn reject(target: wit::Target, id: String) -> Result<Vec<ex::writer::Proposal>, wit::Error> {
+        let gone = pending::reject_for(&HostFs, &core_target(target), &id).map_err(wit_error)?;
+        Ok(gone.into_iter().map(wit_proposal).collect())
     }
 
     fn pause(

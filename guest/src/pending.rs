@@ -33,6 +33,11 @@ pub struct Proposal {
     pub created_ms: i64,
     /// The writer that proposed it: `extraction` or `dream`.
     pub source: String,
+    /// The run it belongs to, for a dream's proposals (`dream-<when it began>`): a dream is
+    /// reviewed as one change, accepted or rejected whole, or item by item (issue 28, item 3).
+    pub batch: Option<String>,
+    /// What the whole batch does, in words (`dream: creates 2, updates 1, deletes 1`).
+    pub batch_summary: Option<String>,
     /// `create`, `update` or `delete`.
     pub op: String,
     /// The memory's path, relative to the memory directory.
@@ -78,11 +83,16 @@ pub fn propose(
         }
     }
     let text = |k: &str| operation[k].as_str().map(str::to_string);
-    let id = format!("{}-{}", crate::time::iso_millis(now_ms).replace([':', '.'], ""), &fingerprint[..8]);
+    let stamp = crate::time::iso_millis(now_ms).replace([':', '.'], "");
+    let id = format!("{stamp}-{}", &fingerprint[..8]);
+    // Every proposal of one dream run shares its start time, so they make one batch.
+    let batch = (source == "dream").then(|| format!("dream-{stamp}"));
     let proposal = Proposal {
         id: id.clone(),
         created_ms: now_ms,
         source: source.to_string(),
+        batch,
+        batch_summary: None,
         op: text("op").unwrap_or_default(),
         path: text("path").unwrap_or_default(),
         memory_type,
@@ -104,7 +114,10 @@ pub fn propose(
 pub fn list_for(fs: &dyn Fs, target: &Target) -> Result<Vec<Proposal>> {
     let memory_dir = target.resolve(fs)?.memory_dir;
     let mut proposals: Vec<Proposal> = stored(fs, &memory_dir)?.into_iter().map(|s| s.proposal).collect();
+    let summaries = batches(&proposals);
     for p in &mut proposals {
+        p.batch_summary =
+            p.batch.as_ref().and_then(|b| summaries.iter().find(|(id, _)| id == b)).map(|(_, s)| s.clone());
         p.current = crate::writer::valid_relative_path(&p.path)
             .ok()
             .and_then(|rel| fs.read_file(&join(&memory_dir, &rel), MAX_PROPOSAL_BYTES).ok())
@@ -113,21 +126,18 @@ pub fn list_for(fs: &dyn Fs, target: &Target) -> Result<Vec<Proposal>> {
     Ok(proposals)
 }
 
-/// Applies proposal `id` through the background writer's own checks and journaled write, and
-/// takes it off the queue. A proposal that no longer applies (the memory changed since) is
-/// `invalid-input` with the reason, and stays.
+/// Applies proposal `id`, or every proposal of batch `id` in order, through the background
+/// writer's own checks and journaled write, and takes each off the queue. One that no longer
+/// applies (the memory changed since) is `invalid-input` with the reason, naming what did
+/// apply before it; it and the rest stay.
 pub fn accept_for(
     fs: &dyn Fs,
     target: &Target,
     id: &str,
     now_ms: i64,
     utc_offset_minutes: i32,
-) -> Result<Proposal> {
+) -> Result<Vec<Proposal>> {
     let resolved = target.resolve(fs)?;
-    let stored = find(fs, &resolved.memory_dir, id)?;
-    if let Some(why) = stored.proposal.memory_type.and_then(|t| resolved.switches.memory_writes.refusal(t)) {
-        return Err(Error::InvalidInput(why));
-    }
     let landing = Landing {
         memory_dir: &resolved.memory_dir,
         now_ms,
@@ -135,25 +145,76 @@ pub fn accept_for(
         policy: &crate::policy::WritePolicy::default(),
         source: "review",
     };
-    let report = extract::apply_accepted(fs, &landing, &stored.operation);
-    if let Some(why) = &report.rejected {
-        return Err(Error::InvalidInput(format!("{id} no longer applies: {why}; reject it")));
+    let mut accepted: Vec<Proposal> = Vec::new();
+    for stored in matching(fs, &resolved.memory_dir, id)? {
+        let refused = stored.proposal.memory_type.and_then(|t| resolved.switches.memory_writes.refusal(t));
+        let failed = refused.or_else(|| extract::apply_accepted(fs, &landing, &stored.operation).rejected);
+        if let Some(why) = failed {
+            let first: Vec<&str> = accepted.iter().map(|p| p.id.as_str()).collect();
+            let before = if first.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} accepted first)", first.join(", "))
+            };
+            return Err(Error::InvalidInput(format!(
+                "{} no longer applies: {why}; reject it{before}",
+                stored.proposal.id
+            )));
+        }
+        fs.remove_file(&file_of(&resolved.memory_dir, &stored.proposal.id))?;
+        accepted.push(stored.proposal);
     }
-    fs.remove_file(&file_of(&resolved.memory_dir, id))?;
-    Ok(stored.proposal)
+    Ok(accepted)
 }
 
-/// Takes proposal `id` off the queue and remembers it, so it is not proposed again.
-pub fn reject_for(fs: &dyn Fs, target: &Target, id: &str) -> Result<Proposal> {
+/// Takes proposal `id`, or every proposal of batch `id`, off the queue and remembers each, so
+/// none is proposed again.
+pub fn reject_for(fs: &dyn Fs, target: &Target, id: &str) -> Result<Vec<Proposal>> {
     let memory_dir = target.resolve(fs)?.memory_dir;
-    let stored = find(fs, &memory_dir, id)?;
+    let found = matching(fs, &memory_dir, id)?;
     let mut kept = rejected(fs, &memory_dir)?;
-    kept.push(stored.fingerprint.clone());
+    kept.extend(found.iter().map(|s| s.fingerprint.clone()));
     let skip = kept.len().saturating_sub(MAX_REJECTED);
     let text: String = kept[skip..].iter().map(|f| format!("{f}\n")).collect();
     fs.write_file(&join(&memory_dir, &format!("{PENDING_DIR}/{REJECTED}")), text.as_bytes())?;
-    fs.remove_file(&file_of(&memory_dir, id))?;
-    Ok(stored.proposal)
+    let mut gone = Vec::new();
+    for stored in found {
+        fs.remove_file(&file_of(&memory_dir, &stored.proposal.id))?;
+        gone.push(stored.proposal);
+    }
+    Ok(gone)
+}
+
+/// The proposal named `id`, or the proposals of batch `id`, oldest first.
+fn matching(fs: &dyn Fs, memory_dir: &str, id: &str) -> Result<Vec<Stored>> {
+    let plain = !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    if plain {
+        let batch: Vec<Stored> =
+            stored(fs, memory_dir)?.into_iter().filter(|s| s.proposal.batch.as_deref() == Some(id)).collect();
+        if !batch.is_empty() {
+            return Ok(batch);
+        }
+    }
+    Ok(vec![find(fs, memory_dir, id)?])
+}
+
+/// Each batch's summary, by batch id: `dream: creates 2, updates 1, deletes 1`.
+fn batches(proposals: &[Proposal]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for id in proposals.iter().filter_map(|p| p.batch.as_ref()) {
+        if out.iter().any(|(b, _)| b == id) {
+            continue;
+        }
+        let members: Vec<&Proposal> = proposals.iter().filter(|p| p.batch.as_ref() == Some(id)).collect();
+        let count = |op: &str| members.iter().filter(|p| p.op == op).count();
+        let parts: Vec<String> = [("creates", "create"), ("updates", "update"), ("deletes", "delete")]
+            .into_iter()
+            .filter(|(_, op)| count(op) > 0)
+            .map(|(verb, op)| format!("{verb} {}", count(op)))
+            .collect();
+        out.push((id.clone(), format!("{}: {}", members[0].source, parts.join(", "))));
+    }
+    out
 }
 
 fn file_of(memory_dir: &str, id: &str) -> String {

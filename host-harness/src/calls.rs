@@ -260,7 +260,7 @@ impl Core for Recording<'_> {
         id: &str,
         now_ms: i64,
         utc_offset_minutes: i32,
-    ) -> Result<Proposal> {
+    ) -> Result<Vec<Proposal>> {
         let r = self.inner.accept(target, id, now_ms, utc_offset_minutes);
         self.result(
             "writer.accept",
@@ -269,7 +269,7 @@ impl Core for Recording<'_> {
         )
     }
 
-    fn reject(&mut self, target: &Target, id: &str) -> Result<Proposal> {
+    fn reject(&mut self, target: &Target, id: &str) -> Result<Vec<Proposal>> {
         let r = self.inner.reject(target, id);
         self.result("writer.reject", vec![json!(target), json!(id)], r)
     }

@@ -532,18 +532,18 @@ impl Core for ComponentCore<'_> {
         id: &str,
         now_ms: i64,
         utc_offset_minutes: i32,
-    ) -> Result<Proposal> {
+    ) -> Result<Vec<Proposal>> {
         let target = wit_target(target);
         let p = self.call("writer.accept", |b, s| {
             b.memdir_memory_writer().call_accept(s, &target, id, now_ms, utc_offset_minutes)
         })?;
-        p.map(core_proposal).map_err(core_error)
+        Ok(p.map_err(core_error)?.into_iter().map(core_proposal).collect())
     }
 
-    fn reject(&mut self, target: &Target, id: &str) -> Result<Proposal> {
+    fn reject(&mut self, target: &Target, id: &str) -> Result<Vec<Proposal>> {
         let target = wit_target(target);
         let p = self.call("writer.reject", |b, s| b.memdir_memory_writer().call_reject(s, &target, id))?;
-        p.map(core_proposal).map_err(core_error)
+        Ok(p.map_err(core_error)?.into_iter().map(core_proposal).collect())
     }
 
     fn pause(&mut self, target: &Target, now_ms: i64, until_ms: Option<i64>) -> Result<Pause> {
@@ -938,6 +938,8 @@ fn core_proposal(p: ex::writer::Proposal) -> Proposal {
         id: p.id,
         created_ms: p.created_ms,
         source: p.source,
+        batch: p.batch,
+        batch_summary: p.batch_summary,
         op: p.op,
         path: p.path,
         memory_type: p.memory_type.map(core_type),

@@ -115,10 +115,15 @@ pub trait Core {
     /// The proposals waiting under `memoryWrites: review`, oldest first (issue 28).
     fn pending(&mut self, target: &Target) -> Result<Vec<Proposal>>;
     /// Applies a waiting proposal through the background writer's checks and takes it off the queue.
-    fn accept(&mut self, target: &Target, id: &str, now_ms: i64, utc_offset_minutes: i32)
-    -> Result<Proposal>;
+    fn accept(
+        &mut self,
+        target: &Target,
+        id: &str,
+        now_ms: i64,
+        utc_offset_minutes: i32,
+    ) -> Result<Vec<Proposal>>;
     /// Takes a proposal off the queue and remembers it, so it is not proposed again.
-    fn reject(&mut self, target: &Target, id: &str) -> Result<Proposal>;
+    fn reject(&mut self, target: &Target, id: &str) -> Result<Vec<Proposal>>;
     /// Pauses automatic writes (extraction, the dream) until `until_ms` or `resume` (issue 28).
     fn pause(&mut self, target: &Target, now_ms: i64, until_ms: Option<i64>) -> Result<Pause>;
     /// Ends the pause; whether one was in force.

@@ -144,11 +144,11 @@ impl Core for NativeCore {
         id: &str,
         now_ms: i64,
         utc_offset_minutes: i32,
-    ) -> Result<Proposal> {
+    ) -> Result<Vec<Proposal>> {
         Ok(pending::accept_for(&*self.fs, target, id, now_ms, utc_offset_minutes)?)
     }
 
-    fn reject(&mut self, target: &Target, id: &str) -> Result<Proposal> {
+    fn reject(&mut self, target: &Target, id: &str) -> Result<Vec<Proposal>> {
         Ok(pending::reject_for(&*self.fs, target, id)?)
     }
 

@@ -7,6 +7,7 @@
 use crate::ops::check::inspect;
 use crate::ops::target::Target;
 use crate::{Context, Failure, Outcome, absolute};
+use memdir_core::pending::Proposal;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -40,13 +41,15 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let (target, _, fs) = args.target.open(ctx)?;
     let mut core = ctx.core(fs)?;
     if let Some(id) = &args.accept {
-        let p = core.accept(&target, id, ctx.now_ms(), offset)?;
-        writeln!(out, "accepted {}: {} {}", p.id, p.op, p.path)?;
+        for p in core.accept(&target, id, ctx.now_ms(), offset)? {
+            writeln!(out, "accepted {}: {} {}", p.id, p.op, p.path)?;
+        }
         return Ok(());
     }
     if let Some(id) = &args.reject {
-        let p = core.reject(&target, id)?;
-        writeln!(out, "rejected {}: {} {} (it will not be proposed again)", p.id, p.op, p.path)?;
+        for p in core.reject(&target, id)? {
+            writeln!(out, "rejected {}: {} {} (it will not be proposed again)", p.id, p.op, p.path)?;
+        }
         return Ok(());
     }
     let proposals = core.pending(&target)?;
@@ -58,8 +61,15 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         } else if proposals.is_empty() {
             writeln!(out, "no proposals are waiting")?;
         } else {
-            for p in &proposals {
-                writeln!(out, "{}  {} {} {}  (from {})", p.id, p.op, p.path, kind(p), p.source)?;
+            for (batch, members) in units(&proposals) {
+                if let Some(batch) = batch {
+                    let summary = members[0].batch_summary.as_deref().unwrap_or("");
+                    writeln!(out, "{batch}  {summary}  (accept or reject it whole by this id)")?;
+                }
+                for p in members {
+                    let indent = if batch.is_some() { "  " } else { "" };
+                    writeln!(out, "{indent}{}  {} {} {}  (from {})", p.id, p.op, p.path, kind(p), p.source)?;
+                }
             }
         }
         return Ok(());
@@ -132,74 +142,173 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
 }
 
 /// A proposal's type, as the list shows it.
-fn kind(p: &memdir_core::pending::Proposal) -> String {
+fn kind(p: &Proposal) -> String {
     p.memory_type.map_or_else(String::new, |t| format!("({t})"))
 }
 
-/// Walks the waiting proposals; false when the user quit (or input ended).
+/// The proposals as the user reviews them: each dream run as one unit (its batch id), every
+/// other proposal alone; in queue order.
+fn units(proposals: &[Proposal]) -> Vec<(Option<&str>, Vec<&Proposal>)> {
+    let mut out: Vec<(Option<&str>, Vec<&Proposal>)> = Vec::new();
+    for p in proposals {
+        match p.batch.as_deref() {
+            Some(batch) => match out.iter_mut().find(|(b, _)| *b == Some(batch)) {
+                Some((_, members)) => members.push(p),
+                None => out.push((Some(batch), vec![p])),
+            },
+            None => out.push((None, vec![p])),
+        }
+    }
+    out
+}
+
+/// What the walk through the queue came to.
+#[derive(Default)]
+struct Tally {
+    accepted: usize,
+    rejected: usize,
+}
+
+/// Walks the waiting proposals, a dream's as one change (whole, or item by item); false when
+/// the user quit (or input ended).
 fn review_proposals(
     ctx: &Context,
     args: &Args,
-    proposals: &[memdir_core::pending::Proposal],
+    proposals: &[Proposal],
     offset: i32,
     answers: &mut dyn Iterator<Item = std::io::Result<String>>,
     out: &mut dyn Write,
 ) -> Result<bool, Failure> {
-    let total = proposals.len();
-    let (mut accepted, mut rejected) = (0, 0);
-    for (n, p) in proposals.iter().enumerate() {
-        writeln!(
-            out,
-            "\n[proposal {}/{total}] {} proposes to {} {} {}",
-            n + 1,
-            p.source,
-            p.op,
-            p.path,
-            kind(p)
-        )?;
-        let proposed = match (&p.name, &p.body) {
-            (Some(name), Some(body)) => {
-                format!("name: {name}\ndescription: {}\n\n{body}\n", p.description.as_deref().unwrap_or(""))
+    let mut tally = Tally::default();
+    let units = units(proposals);
+    let total = units.len();
+    for (n, (batch, members)) in units.into_iter().enumerate() {
+        let walk_items = match batch {
+            None => true,
+            Some(batch) => {
+                let summary = members[0].batch_summary.as_deref().unwrap_or("");
+                writeln!(out, "\n[proposal {}/{total}] {summary} ({batch})", n + 1)?;
+                for p in &members {
+                    writeln!(out, "  {} {} {}", p.op, p.path, kind(p))?;
+                }
+                match ask(
+                    answers,
+                    out,
+                    "[a]ccept all, [r]eject all, [o]ne by one, [s]kip, [q]uit: ",
+                    "arosq",
+                )? {
+                    None | Some('q') => return finish(out, &tally, false),
+                    Some('a') => {
+                        decide(ctx, args, batch, true, offset, &mut tally, out)?;
+                        false
+                    }
+                    Some('r') => {
+                        decide(ctx, args, batch, false, offset, &mut tally, out)?;
+                        false
+                    }
+                    Some('o') => true,
+                    _ => false,
+                }
             }
-            _ => String::new(),
         };
-        crate::ops::diff::lines(p.current.as_deref().unwrap_or(""), &proposed, out)?;
-        loop {
-            write!(out, "[a]ccept, [e]dit after accepting, [r]eject, [s]kip, [q]uit: ")?;
-            out.flush()?;
-            let Some(answer) = answers.next().transpose()? else {
-                writeln!(out, "\n(end of input: the rest wait)")?;
-                writeln!(out, "proposals: {accepted} accepted, {rejected} rejected")?;
-                return Ok(false);
+        if !walk_items {
+            continue;
+        }
+        for p in members {
+            writeln!(
+                out,
+                "\n[proposal {}/{total}] {} proposes to {} {} {}",
+                n + 1,
+                p.source,
+                p.op,
+                p.path,
+                kind(p)
+            )?;
+            let proposed = match (&p.name, &p.body) {
+                (Some(name), Some(body)) => {
+                    format!(
+                        "name: {name}\ndescription: {}\n\n{body}\n",
+                        p.description.as_deref().unwrap_or("")
+                    )
+                }
+                _ => String::new(),
             };
-            let (target, dir, fs) = args.target.open(ctx)?;
-            match answer.trim() {
-                "a" | "accept" | "e" | "edit" => {
-                    ctx.core(fs)?.accept(&target, &p.id, ctx.now_ms(), offset)?;
-                    writeln!(out, "accepted: {} {}", p.op, p.path)?;
-                    accepted += 1;
-                    if answer.trim().starts_with('e') && p.op != "delete" {
+            crate::ops::diff::lines(p.current.as_deref().unwrap_or(""), &proposed, out)?;
+            match ask(answers, out, "[a]ccept, [e]dit after accepting, [r]eject, [s]kip, [q]uit: ", "aersq")?
+            {
+                None | Some('q') => return finish(out, &tally, false),
+                Some(c @ ('a' | 'e')) => {
+                    decide(ctx, args, &p.id, true, offset, &mut tally, out)?;
+                    if c == 'e' && p.op != "delete" {
+                        let (_, dir, _) = args.target.open(ctx)?;
                         edit(ctx, &format!("{dir}/{}", p.path), out)?;
                     }
-                    break;
                 }
-                "r" | "reject" => {
-                    ctx.core(fs)?.reject(&target, &p.id)?;
-                    writeln!(out, "rejected: it will not be proposed again")?;
-                    rejected += 1;
-                    break;
-                }
-                "s" | "skip" | "" => break,
-                "q" | "quit" => {
-                    writeln!(out, "proposals: {accepted} accepted, {rejected} rejected")?;
-                    return Ok(false);
-                }
-                other => writeln!(out, "{other:?}? answer a, e, r, s or q")?,
+                Some('r') => decide(ctx, args, &p.id, false, offset, &mut tally, out)?,
+                _ => {}
             }
         }
     }
-    writeln!(out, "proposals: {accepted} accepted, {rejected} rejected")?;
-    Ok(true)
+    finish(out, &tally, true)
+}
+
+/// Asks until the answer is one of `choices` (its first letter, or the empty line for `s`);
+/// `None` at the end of input.
+fn ask(
+    answers: &mut dyn Iterator<Item = std::io::Result<String>>,
+    out: &mut dyn Write,
+    prompt: &str,
+    choices: &str,
+) -> Result<Option<char>, Failure> {
+    loop {
+        write!(out, "{prompt}")?;
+        out.flush()?;
+        let Some(answer) = answers.next().transpose()? else {
+            writeln!(out, "\n(end of input: the rest wait)")?;
+            return Ok(None);
+        };
+        let first = answer.trim().chars().next().unwrap_or('s');
+        if choices.contains(first) {
+            return Ok(Some(first));
+        }
+        writeln!(
+            out,
+            "{:?}? answer one of {}",
+            answer.trim(),
+            choices.chars().map(String::from).collect::<Vec<_>>().join(", ")
+        )?;
+    }
+}
+
+/// Accepts or rejects a proposal or a batch through the core, and counts it.
+fn decide(
+    ctx: &Context,
+    args: &Args,
+    id: &str,
+    accept: bool,
+    offset: i32,
+    tally: &mut Tally,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let (target, _, fs) = args.target.open(ctx)?;
+    let mut core = ctx.core(fs)?;
+    if accept {
+        let done = core.accept(&target, id, ctx.now_ms(), offset)?;
+        for p in &done {
+            writeln!(out, "accepted: {} {}", p.op, p.path)?;
+        }
+        tally.accepted += done.len();
+    } else {
+        let done = core.reject(&target, id)?;
+        writeln!(out, "rejected {} change(s): they will not be proposed again", done.len())?;
+        tally.rejected += done.len();
+    }
+    Ok(())
+}
+
+fn finish(out: &mut dyn Write, tally: &Tally, went_on: bool) -> Result<bool, Failure> {
+    writeln!(out, "proposals: {} accepted, {} rejected", tally.accepted, tally.rejected)?;
+    Ok(went_on)
 }
 
 fn summary(out: &mut dyn Write, kept: usize, forgotten: usize) -> Outcome {

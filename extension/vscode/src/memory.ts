@@ -233,7 +233,7 @@ export class Workspace {
   }
 
   /** Accepts a proposal: the same checked, journaled write as the background writer's. */
-  accept(id: string): Proposal {
+  accept(id: string): Proposal[] {
     const { target, grant } = this.writable();
     const accepted = this.core.accept(grant, target, id, BigInt(Date.now()), -new Date().getTimezoneOffset());
     this.onWrite();
@@ -241,7 +241,7 @@ export class Workspace {
   }
 
   /** Rejects a proposal; it is not proposed again. */
-  reject(id: string): Proposal {
+  reject(id: string): Proposal[] {
     const { target, grant } = this.writable();
     return this.core.reject(grant, target, id);
   }

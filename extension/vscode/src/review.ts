@@ -50,44 +50,75 @@ export async function review(workspace: Workspace, refresh: () => void): Promise
   vscode.window.showInformationMessage(`memdir: reviewed ${n} of ${byMemory.size}; ${forgotten} forgotten`);
 }
 
-/** Walks the waiting proposals; false when the user stopped. */
-async function reviewProposals(workspace: Workspace, proposals: Proposal[], refresh: () => void): Promise<boolean> {
-  let accepted = 0;
-  let rejected = 0;
-  let n = 0;
+/** The proposals as the user reviews them: a dream's run as one unit, every other one alone. */
+function units(proposals: Proposal[]): Proposal[][] {
+  const out: Proposal[][] = [];
   for (const p of proposals) {
-    n += 1;
-    const what = p.op === "delete" ? `delete ${p.path}` : `${p.op} ${p.path}: ${p.description ?? ""}`;
-    const pick = await vscode.window.showQuickPick(
-      [
-        { label: "$(check) Accept", action: "accept", detail: p.body ?? p.current ?? undefined },
-        { label: "$(edit) Accept and open to edit", action: "edit" },
-        { label: "$(close) Reject", action: "reject", detail: "It will not be proposed again." },
-        { label: "$(debug-step-over) Later", action: "later" },
-        { label: "$(debug-stop) Stop reviewing", action: "stop" },
-      ],
-      { title: `Proposal ${n}/${proposals.length} from ${p.source}: ${what}`, placeHolder: p.current ? `replaces: ${p.current.slice(0, 200)}` : "a new memory", ignoreFocusOut: true },
-    );
-    if (!pick || pick.action === "stop") {
-      vscode.window.showInformationMessage(`memdir: proposals: ${accepted} accepted, ${rejected} rejected`);
-      return false;
-    }
+    const unit = p.batch === undefined ? undefined : out.find((u) => u[0].batch === p.batch);
+    if (unit) unit.push(p);
+    else out.push([p]);
+  }
+  return out;
+}
+
+/** Walks the waiting proposals, a dream's as one change (whole, or one by one); false when the user stopped. */
+async function reviewProposals(workspace: Workspace, proposals: Proposal[], refresh: () => void): Promise<boolean> {
+  const tally = { accepted: 0, rejected: 0 };
+  const done = (went: boolean) => {
+    vscode.window.showInformationMessage(`memdir: proposals: ${tally.accepted} accepted, ${tally.rejected} rejected`);
+    return went;
+  };
+  const decide = (id: string, accept: boolean) => {
     try {
-      if (pick.action === "accept" || pick.action === "edit") {
-        workspace.accept(p.id);
-        accepted += 1;
-        if (pick.action === "edit" && p.op !== "delete") {
-          await vscode.window.showTextDocument(vscode.Uri.file(path.join(workspace.location().memoryDir, p.path)));
-        }
-      } else if (pick.action === "reject") {
-        workspace.reject(p.id);
-        rejected += 1;
-      }
+      if (accept) tally.accepted += workspace.accept(id).length;
+      else tally.rejected += workspace.reject(id).length;
     } catch (e) {
       vscode.window.showErrorMessage(`memdir: ${(e as Error).message}`);
     }
     refresh();
+  };
+  const all = units(proposals);
+  let n = 0;
+  for (const unit of all) {
+    n += 1;
+    const batch = unit[0].batch;
+    if (batch !== undefined) {
+      const pick = await vscode.window.showQuickPick(
+        [
+          { label: "$(check-all) Accept all", action: "accept" },
+          { label: "$(close-all) Reject all", action: "reject", detail: "None of them will be proposed again." },
+          { label: "$(list-ordered) One by one", action: "each" },
+          { label: "$(debug-step-over) Later", action: "later" },
+          { label: "$(debug-stop) Stop reviewing", action: "stop" },
+        ],
+        { title: `Proposal ${n}/${all.length}: ${unit[0].batchSummary ?? batch}`, placeHolder: unit.map((p) => `${p.op} ${p.path}`).join(" · "), ignoreFocusOut: true },
+      );
+      if (!pick || pick.action === "stop") return done(false);
+      if (pick.action === "accept" || pick.action === "reject") decide(batch, pick.action === "accept");
+      if (pick.action !== "each") continue;
+    }
+    for (const p of unit) {
+      const what = p.op === "delete" ? `delete ${p.path}` : `${p.op} ${p.path}: ${p.description ?? ""}`;
+      const pick = await vscode.window.showQuickPick(
+        [
+          { label: "$(check) Accept", action: "accept", detail: p.body ?? p.current ?? undefined },
+          { label: "$(edit) Accept and open to edit", action: "edit" },
+          { label: "$(close) Reject", action: "reject", detail: "It will not be proposed again." },
+          { label: "$(debug-step-over) Later", action: "later" },
+          { label: "$(debug-stop) Stop reviewing", action: "stop" },
+        ],
+        { title: `Proposal ${n}/${all.length} from ${p.source}: ${what}`, placeHolder: p.current ? `replaces: ${p.current.slice(0, 200)}` : "a new memory", ignoreFocusOut: true },
+      );
+      if (!pick || pick.action === "stop") return done(false);
+      if (pick.action === "accept" || pick.action === "edit") {
+        decide(p.id, true);
+        if (pick.action === "edit" && p.op !== "delete") {
+          await vscode.window.showTextDocument(vscode.Uri.file(path.join(workspace.location().memoryDir, p.path)));
+        }
+      } else if (pick.action === "reject") {
+        decide(p.id, false);
+      }
+    }
   }
-  vscode.window.showInformationMessage(`memdir: proposals: ${accepted} accepted, ${rejected} rejected`);
-  return true;
+  return done(true);
 }

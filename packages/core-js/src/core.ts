@@ -328,13 +328,13 @@ export class MemoryCore {
     return this.call("writer.pending", grant, (r) => r.writer.pending(target));
   }
 
-  /** Applies a waiting proposal through the background writer's checks, and takes it off the queue. */
-  accept(grant: ConfinedFs, target: Target, id: string, nowMs: bigint, utcOffsetMinutes: number): Proposal {
+  /** Applies a waiting proposal, or a dream's whole batch, through the background writer's checks, and takes each off the queue. */
+  accept(grant: ConfinedFs, target: Target, id: string, nowMs: bigint, utcOffsetMinutes: number): Proposal[] {
     return this.call("writer.accept", grant, (r) => r.writer.accept(target, id, nowMs, utcOffsetMinutes));
   }
 
-  /** Takes a proposal off the queue and remembers it, so it is not proposed again. */
-  reject(grant: ConfinedFs, target: Target, id: string): Proposal {
+  /** Takes a proposal, or a dream's whole batch, off the queue and remembers each, so none is proposed again. */
+  reject(grant: ConfinedFs, target: Target, id: string): Proposal[] {
     return this.call("writer.reject", grant, (r) => r.writer.reject(target, id));
   }
 
