@@ -615,3 +615,38 @@ fn a_cline_hook_of_the_users_own_is_never_replaced_or_removed() {
     assert!(removed.status.success(), "{}", text(&removed));
     assert!(theirs.is_file() && !home.join("Documents/Cline/Hooks/TaskComplete").exists());
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_run_without_llm_keeps_the_model_and_remove_takes_every_script_back_out() {
+    // Issue 26: the VS Code extension runs setup without --llm; a stop hook the user gave a
+    // model keeps it. A hook script setup rewrote is its own, so --remove deletes it rather
+    // than bringing an older one back from a backup.
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let before = tree(home);
+    for client in ["codex", "cline"] {
+        let out = memdir(home, &["setup", "--yes", "--client", client, "--llm", "command:my model"]);
+        assert!(out.status.success(), "{}", text(&out));
+        let again = memdir(home, &["setup", "--yes", "--client", client]);
+        assert!(again.status.success(), "{}", text(&again));
+        assert!(
+            !text(&again).contains(": add memdir to") && !text(&again).contains(": create "),
+            "{}",
+            text(&again)
+        );
+    }
+    let stop = std::fs::read_to_string(home.join("Documents/Cline/Hooks/TaskComplete")).unwrap();
+    assert!(stop.ends_with(" hook cline stop --llm 'command:my model'\n"), "{stop}");
+    let codex = std::fs::read_to_string(home.join(".codex/hooks.json")).unwrap();
+    assert!(codex.contains("--llm 'command:my model'"), "{codex}");
+    // A new model replaces the script; no backup of memdir's own old one is kept.
+    let out = memdir(home, &["setup", "--yes", "--client", "cline", "--llm", "command:other"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!home.join("Documents/Cline/Hooks/TaskComplete.memdir-backup").exists());
+    for client in ["codex", "cline"] {
+        let out = memdir(home, &["setup", "--yes", "--remove", "--client", client]);
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    assert_eq!(tree(home), before, "every file as it was");
+}

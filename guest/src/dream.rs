@@ -53,16 +53,17 @@ struct State {
     policy: crate::policy::WritePolicy,
 }
 
+/// What a dream says when a pause (issue 28) stops it.
+const PAUSED: &str =
+    "automatic writes are paused for this project (`memdir resume` ends the pause); the daily logs wait";
+
 /// Plans the chunks and asks for the first; finishes at once when nothing is new.
 pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<DreamResult>> {
     let resolved = input.target.resolve(fs)?;
     let (memory_dir, policy) = (resolved.memory_dir, resolved.switches.memory_writes);
     // A pause (issue 28) stops the dream as it stops extraction: the logs wait for `resume`.
     if crate::pause::current(fs, &memory_dir, input.now_ms)?.is_some() {
-        return Ok(Step::Done(DreamResult {
-            diagnostics: vec!["automatic writes are paused for this project (`memdir resume` ends the pause); the daily logs wait".into()],
-            ..DreamResult::default()
-        }));
+        return Ok(Step::Done(DreamResult { diagnostics: vec![PAUSED.into()], ..DreamResult::default() }));
     }
     let chunks = dailylog::plan(fs, &memory_dir, input.now_ms)?;
     let result = DreamResult { chunks: count(chunks.len()), ..DreamResult::default() };
@@ -86,6 +87,11 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<DreamResult
     let Some(chunk) = state.chunks.get(state.next) else {
         return Ok(Step::Done(state.result));
     };
+    // A pause begun while the dream ran stops it here: this chunk and the rest wait.
+    if crate::pause::current(fs, &state.memory_dir, state.now_ms)?.is_some() {
+        state.result.diagnostics.push(PAUSED.into());
+        return Ok(Step::Done(state.result));
+    }
     match reply {
         Reply::Text(reply) => {
             let landing = Landing {

@@ -554,15 +554,7 @@ pub fn apply_operations(
     // what would otherwise apply counts (issue 28): a hostile or broken operation beside a real
     // correction must not cost the correction.
     // Under `review` or `off` an operation changes nothing here, so it costs no share.
-    let mode = |op: &Value| {
-        let kind = op["op"].as_str().unwrap_or("");
-        let path = op["path"].as_str().unwrap_or("");
-        check_one(fs, target, op, kind, path).ok().map(|planned| {
-            let memory_type = planned.memory_type(fs, target);
-            // A memory whose type cannot be told gets the strictest rule in force.
-            (memory_type, memory_type.map_or_else(|| target.policy.strictest(), |t| target.policy.mode(t)))
-        })
-    };
+    let mode = |op: &Value| write_mode(fs, target, op);
     let valid: Vec<String> = ops
         .iter()
         .filter_map(|op| {
@@ -590,8 +582,8 @@ pub fn apply_operations(
         let kind = op["op"].as_str().unwrap_or("").to_string();
         let path = op["path"].as_str().unwrap_or("").to_string();
         match mode(op) {
-            Some((Some(memory_type), WriteMode::Off)) => {
-                let rejected = target.policy.refusal(memory_type);
+            Some((memory_type, WriteMode::Off)) => {
+                let rejected = Some(target.policy.refusal_of(memory_type));
                 reports.push(OpReport { op: kind, path, rejected, proposed: None });
                 continue;
             }
@@ -705,20 +697,35 @@ enum Planned<'a> {
     },
 }
 
-impl Planned<'_> {
-    /// The type of memory the operation writes; for a delete, the type of the memory it
-    /// removes (`None` when its frontmatter does not say).
-    fn memory_type(&self, fs: &dyn Fs, target: &Landing<'_>) -> Option<MemoryType> {
-        match self {
-            Planned::Save { memory, .. } => Some(memory.memory_type),
-            Planned::Delete { rel } => {
-                let bytes = fs.read_file(&join(target.memory_dir, rel), 64 * 1024).ok()?;
-                crate::frontmatter::parse(&String::from_utf8_lossy(&bytes).replace("\r\n", "\n"), false)
-                    .memory_type
-            }
-        }
+/// How the policy treats a valid operation (`None` for one that fails a check), and the type
+/// it names: the type it writes, and for a delete or an overwrite the type of the memory it
+/// removes as well, whichever is stricter. A memory whose type cannot be told gets the
+/// strictest rule in force, so no rule is bypassed by leaving `type:` out.
+pub fn write_mode(fs: &dyn Fs, target: &Landing<'_>, op: &Value) -> Option<(Option<MemoryType>, WriteMode)> {
+    let kind = op["op"].as_str().unwrap_or("");
+    let path = op["path"].as_str().unwrap_or("");
+    let planned = check_one(fs, target, op, kind, path).ok()?;
+    let mode_of =
+        |t: Option<MemoryType>| t.map_or_else(|| target.policy.strictest(), |t| target.policy.mode(t));
+    let (written, removed) = match &planned {
+        Planned::Save { memory, exists: false, .. } => (Some(memory.memory_type), None),
+        Planned::Save { memory, rel, .. } => (Some(memory.memory_type), Some(type_of(fs, target, rel))),
+        Planned::Delete { rel } => (None, Some(type_of(fs, target, rel))),
+    };
+    let mut modes = written.map(|t| (Some(t), mode_of(Some(t)))).into_iter().collect::<Vec<_>>();
+    if let Some(removed) = removed {
+        modes.push((removed, mode_of(removed)));
     }
+    modes.into_iter().max_by_key(|(_, mode)| *mode)
+}
 
+/// The type a memory file says it is; `None` when it cannot be read or does not say.
+fn type_of(fs: &dyn Fs, target: &Landing<'_>, rel: &str) -> Option<MemoryType> {
+    let bytes = fs.read_file(&join(target.memory_dir, rel), 64 * 1024).ok()?;
+    crate::frontmatter::parse(&String::from_utf8_lossy(&bytes).replace("\r\n", "\n"), false).memory_type
+}
+
+impl Planned<'_> {
     /// `memory` saved at `rel`, or under its own name replacing `rel` (an update that renames).
     fn in_file<'m>(memory: &writer::Memory<'m>, rel: &'m str, superseded: bool) -> writer::Memory<'m> {
         writer::Memory { file: (!superseded).then_some(rel), replaces: superseded.then_some(rel), ..*memory }

@@ -38,7 +38,8 @@ pub fn current(fs: &dyn Fs, memory_dir: &str, now_ms: i64) -> Result<Option<Paus
     let bytes = match fs.read_file(&join(memory_dir, PAUSE_FILE), MAX_PAUSE_BYTES) {
         Ok(bytes) => bytes,
         Err(FsError::NotFound(_) | FsError::NotADirectory(_)) => return Ok(None),
-        Err(e) => return Err(e.into()),
+        // Too large, a directory, unreadable: not a pause memdir wrote, but one all the same.
+        Err(_) => return Ok(Some(Pause { since_ms: 0, until_ms: None })),
     };
     let pause = serde_json::from_slice::<Pause>(&bytes).unwrap_or(Pause { since_ms: 0, until_ms: None });
     Ok(pause.holds(now_ms).then_some(pause))
@@ -64,6 +65,7 @@ pub fn pause_for(fs: &dyn Fs, target: &Target, now_ms: i64, until_ms: Option<i64
 pub fn resume_for(fs: &dyn Fs, target: &Target, now_ms: i64) -> Result<bool> {
     let memory_dir = target.resolve(fs)?.memory_dir;
     let was = current(fs, &memory_dir, now_ms)?.is_some();
+    // Whatever is there goes, damaged or not: resuming must always be possible.
     match fs.remove_file(&join(&memory_dir, PAUSE_FILE)) {
         Ok(()) | Err(FsError::NotFound(_) | FsError::NotADirectory(_)) => Ok(was),
         Err(e) => Err(e.into()),

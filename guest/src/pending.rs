@@ -60,6 +60,9 @@ struct Stored {
     proposal: Proposal,
     operation: Value,
     fingerprint: String,
+    /// Its place in the queue: a dream's proposals share a time, and apply in the order made.
+    #[serde(default)]
+    seq: u64,
 }
 
 /// Queues `operation` (already valid) from `source`; its id. An operation the user rejected
@@ -72,16 +75,22 @@ pub fn propose(
     memory_type: Option<MemoryType>,
     now_ms: i64,
 ) -> std::result::Result<String, String> {
-    let fingerprint = fingerprint(operation);
+    // A delete is of the memory as it is now: rejecting it says nothing of a later version.
+    let current = (operation["op"] == "delete")
+        .then(|| operation["path"].as_str())
+        .flatten()
+        .and_then(|path| crate::writer::valid_relative_path(path).ok())
+        .and_then(|rel| fs.read_file(&join(memory_dir, &rel), MAX_PROPOSAL_BYTES).ok());
+    let fingerprint = fingerprint(operation, current.as_deref());
     let fail = |e: FsError| format!("it could not be queued for review ({e}); nothing changed");
     if rejected(fs, memory_dir).map_err(fail)?.contains(&fingerprint) {
         return Err("the user rejected this change before; it is not proposed again".into());
     }
-    for stored in stored(fs, memory_dir).map_err(fail)? {
-        if stored.fingerprint == fingerprint {
-            return Ok(stored.proposal.id);
-        }
+    let waiting = stored(fs, memory_dir).map_err(fail)?;
+    if let Some(same) = waiting.iter().find(|s| s.fingerprint == fingerprint) {
+        return Ok(same.proposal.id.clone());
     }
+    let seq = waiting.iter().map(|s| s.seq).max().unwrap_or(0) + 1;
     let text = |k: &str| operation[k].as_str().map(str::to_string);
     let stamp = crate::time::iso_millis(now_ms).replace([':', '.'], "");
     let id = format!("{stamp}-{}", &fingerprint[..8]);
@@ -101,7 +110,7 @@ pub fn propose(
         body: text("body"),
         current: None,
     };
-    let stored = Stored { proposal, operation: operation.clone(), fingerprint };
+    let stored = Stored { proposal, operation: operation.clone(), fingerprint, seq };
     let dir = join(memory_dir, PENDING_DIR);
     fs.create_dir_all(&dir).map_err(fail)?;
     let bytes = serde_json::to_vec_pretty(&stored).expect("a proposal serializes");
@@ -142,12 +151,19 @@ pub fn accept_for(
         memory_dir: &resolved.memory_dir,
         now_ms,
         utc_offset_minutes,
-        policy: &crate::policy::WritePolicy::default(),
+        policy: &resolved.switches.memory_writes,
         source: "review",
     };
     let mut accepted: Vec<Proposal> = Vec::new();
     for stored in matching(fs, &resolved.memory_dir, id)? {
-        let refused = stored.proposal.memory_type.and_then(|t| resolved.switches.memory_writes.refusal(t));
+        // Judged again from the operation itself (what a planted file says about it is not
+        // trusted), against the memory as it is now: `off` for either type refuses.
+        let refused = match extract::write_mode(fs, &landing, &stored.operation) {
+            Some((memory_type, crate::policy::WriteMode::Off)) => {
+                Some(resolved.switches.memory_writes.refusal_of(memory_type))
+            }
+            _ => None,
+        };
         let failed = refused.or_else(|| extract::apply_accepted(fs, &landing, &stored.operation).rejected);
         if let Some(why) = failed {
             let first: Vec<&str> = accepted.iter().map(|p| p.id.as_str()).collect();
@@ -188,7 +204,7 @@ pub fn reject_for(fs: &dyn Fs, target: &Target, id: &str) -> Result<Vec<Proposal
 /// The proposal named `id`, or the proposals of batch `id`, oldest first.
 fn matching(fs: &dyn Fs, memory_dir: &str, id: &str) -> Result<Vec<Stored>> {
     let plain = !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-    if plain {
+    if plain && id.starts_with("dream-") {
         let batch: Vec<Stored> =
             stored(fs, memory_dir)?.into_iter().filter(|s| s.proposal.batch.as_deref() == Some(id)).collect();
         if !batch.is_empty() {
@@ -255,7 +271,7 @@ fn stored(fs: &dyn Fs, memory_dir: &str) -> Result<Vec<Stored>, FsError> {
         })
         .collect();
     found.sort_by(|a, b| {
-        (a.proposal.created_ms, &a.proposal.id).cmp(&(b.proposal.created_ms, &b.proposal.id))
+        (a.proposal.created_ms, a.seq, &a.proposal.id).cmp(&(b.proposal.created_ms, b.seq, &b.proposal.id))
     });
     Ok(found)
 }
@@ -270,6 +286,11 @@ fn rejected(fs: &dyn Fs, memory_dir: &str) -> Result<Vec<String>, FsError> {
 
 /// A stable fingerprint of what an operation would write: FNV-1a over its JSON (serde_json
 /// keeps an object's keys sorted), as hex.
-fn fingerprint(operation: &Value) -> String {
-    format!("{:016x}", crate::text::fnv1a(&serde_json::to_string(operation).unwrap_or_default()))
+fn fingerprint(operation: &Value, current: Option<&[u8]>) -> String {
+    let mut text = serde_json::to_string(operation).unwrap_or_default();
+    if let Some(current) = current {
+        text.push('\0');
+        text.push_str(&String::from_utf8_lossy(current));
+    }
+    format!("{:016x}", crate::text::fnv1a(&text))
 }

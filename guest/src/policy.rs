@@ -87,6 +87,14 @@ impl WritePolicy {
         })
     }
 
+    /// The refusal under `off` for a memory of `memory_type`, or of a type that cannot be told.
+    pub fn refusal_of(&self, memory_type: Option<MemoryType>) -> String {
+        match memory_type.and_then(|t| self.refusal(t)) {
+            Some(why) => why,
+            None => "memory writes are off (`memoryWrites`) and this memory's type cannot be told, so the strictest rule holds: memdir only recalls it".into(),
+        }
+    }
+
     /// The strictest mode of any type: the rule for a memory whose type cannot be told.
     pub fn strictest(&self) -> WriteMode {
         self.0.iter().map(|r| r.mode).max().unwrap_or_default()

@@ -1138,10 +1138,16 @@ fn append_block(fs: &dyn Fs, path: &str, lines: &str) -> Result<()> {
         Err(FsError::NotFound(_)) => String::new(),
         Err(e) => return Err(e.into()),
     };
+    let sep = if old.is_empty() || old.ends_with('\n') { "" } else { "\n" };
     if old.lines().any(|l| l == MARK) {
+        // A copy made by an older memdir: the lines it lacks (a new local-only file) are added,
+        // so what stays on the machine grows with memdir (issue 28's .pending/ and .paused).
+        let missing: Vec<&str> = lines.lines().filter(|l| !old.lines().any(|o| o == *l)).collect();
+        if !missing.is_empty() {
+            fs.write_file(path, format!("{old}{sep}{}\n", missing.join("\n")).as_bytes())?;
+        }
         return Ok(());
     }
-    let sep = if old.is_empty() || old.ends_with('\n') { "" } else { "\n" };
     fs.write_file(path, format!("{old}{sep}{MARK}\n{lines}\n").as_bytes())?;
     Ok(())
 }

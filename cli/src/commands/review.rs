@@ -233,7 +233,12 @@ fn review_proposals(
                 }
                 _ => String::new(),
             };
-            crate::ops::diff::lines(p.current.as_deref().unwrap_or(""), &proposed, out)?;
+            // Shown with control characters escaped: a model's `\r` or escape sequence must not
+            // hide a line from the person deciding.
+            let shown = |text: &str| -> String {
+                text.lines().map(|l| format!("{}\n", memdir_core::scan::escape_controls(l))).collect()
+            };
+            crate::ops::diff::lines(&shown(p.current.as_deref().unwrap_or("")), &shown(&proposed), out)?;
             match ask(answers, out, "[a]ccept, [e]dit after accepting, [r]eject, [s]kip, [q]uit: ", "aersq")?
             {
                 None | Some('q') => return finish(out, &tally, false),
@@ -292,16 +297,21 @@ fn decide(
 ) -> Result<(), Failure> {
     let (target, _, fs) = args.target.open(ctx)?;
     let mut core = ctx.core(fs)?;
-    if accept {
-        let done = core.accept(&target, id, ctx.now_ms(), offset)?;
-        for p in &done {
-            writeln!(out, "accepted: {} {}", p.op, p.path)?;
+    // One that no longer applies is said, and the review goes on.
+    let result =
+        if accept { core.accept(&target, id, ctx.now_ms(), offset) } else { core.reject(&target, id) };
+    match (result, accept) {
+        (Ok(done), true) => {
+            for p in &done {
+                writeln!(out, "accepted: {} {}", p.op, p.path)?;
+            }
+            tally.accepted += done.len();
         }
-        tally.accepted += done.len();
-    } else {
-        let done = core.reject(&target, id)?;
-        writeln!(out, "rejected {} change(s): they will not be proposed again", done.len())?;
-        tally.rejected += done.len();
+        (Ok(done), false) => {
+            writeln!(out, "rejected {} change(s): they will not be proposed again", done.len())?;
+            tally.rejected += done.len();
+        }
+        (Err(e), _) => writeln!(out, "not done: {}", Failure::from(e).message)?,
     }
     Ok(())
 }

@@ -122,7 +122,9 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
             )?;
             continue;
         }
-        for (file, edits) in files(client, &program, args.llm.as_deref(), package.as_deref(), args.remove) {
+        // Without --llm, the model a stop hook already names is kept.
+        let llm = args.llm.clone().or_else(|| existing_llm(client));
+        for (file, edits) in files(client, &program, llm.as_deref(), package.as_deref(), args.remove) {
             match plan(client, &file, &edits, args.remove) {
                 Ok(Some(plan)) => plans.push(plan),
                 Ok(None) => writeln!(
@@ -375,6 +377,34 @@ fn files<'a>(
     files
 }
 
+/// The `--llm` of a stop hook memdir installed for `client` earlier, if any.
+fn existing_llm(client: &Client) -> Option<String> {
+    let stop_commands: Vec<String> = if let Some(hook_file) = &client.hooks {
+        let text = read(&hook_file.file).ok()??;
+        let items = hooks::HookSet::registered(&text).ok()?;
+        let command = |v: &serde_json::Value| v.get("command").and_then(|c| c.as_str()).map(str::to_string);
+        items
+            .iter()
+            .flat_map(|(_, item)| {
+                let nested = item.get("hooks").and_then(|h| h.as_array()).cloned().unwrap_or_default();
+                nested.iter().filter_map(command).chain(command(item)).collect::<Vec<_>>()
+            })
+            .collect()
+    } else if let Some(scripts) = &client.scripts {
+        scripts
+            .scripts("memdir", None)
+            .into_iter()
+            .filter_map(|(file, _)| read(&file).ok().flatten())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    stop_commands
+        .iter()
+        .filter(|c| c.contains(" stop"))
+        .find_map(|c| c.lines().find(|l| l.contains(" hook ") && l.contains(" stop")).and_then(hooks::llm_of))
+}
+
 fn add_all(edits: &[Edit], text: Option<&str>) -> Result<String, String> {
     let mut out = text.map(str::to_string);
     for edit in edits {
@@ -403,7 +433,10 @@ fn plan<'a>(
         let after = add_all(edits, before.as_deref())?;
         // A backup from an earlier setup stays: it is the file before memdir was ever added.
         let unbacked = !backup_exists(&backup_of(&resolved(&file)))?;
-        let backup = if before.is_some() && unbacked { Backup::Write } else { Backup::Keep };
+        // A file setup writes whole is memdir's (it refuses any other), so its old version is
+        // not the user's to restore: a backup of it would bring an old hook back at --remove.
+        let whole = edits.iter().all(|e| matches!(e, Edit::Whole { .. }));
+        let backup = if before.is_some() && unbacked && !whole { Backup::Write } else { Backup::Keep };
         return Ok(Some(Plan { client, file, before, after: Some(after), restores_backup: false, backup }));
     }
     let Some(text) = before.as_deref() else { return Ok(None) };

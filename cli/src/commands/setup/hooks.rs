@@ -153,6 +153,20 @@ pub fn runs_memdir_hook(command: &str) -> bool {
     matches!(name, "memdir" | "memdir.exe") && rest.split_whitespace().next() == Some("hook")
 }
 
+/// The model a stop command of memdir's names after `--llm`: what a run of setup without
+/// `--llm` keeps (the VS Code extension runs setup without one).
+pub fn llm_of(command: &str) -> Option<String> {
+    let mut rest = command.trim_start();
+    let mut words = Vec::new();
+    while !rest.is_empty() {
+        let (word, after) = first_word(rest)?;
+        words.push(word);
+        rest = after.trim_start();
+    }
+    let at = words.iter().position(|w| w == "--llm")?;
+    words.get(at + 1).cloned()
+}
+
 /// The first shell word of `text` (single quotes and backslashes as the shell reads them) and
 /// the rest; None when a quote is left open.
 fn first_word(text: &str) -> Option<(String, &str)> {
@@ -248,5 +262,8 @@ mod tests {
         assert_eq!(shell_word("/usr/bin/memdir"), "/usr/bin/memdir");
         assert_eq!(shell_word("/a b/it's/memdir"), r"'/a b/it'\''s/memdir'");
         assert!(runs_memdir_hook(&format!("{} hook codex stop", shell_word("/a b/it's/memdir"))));
+        let stop = format!("exec /m hook cline stop --llm {}", shell_word("command:my model --fast 'x'"));
+        assert_eq!(llm_of(&stop).as_deref(), Some("command:my model --fast 'x'"));
+        assert_eq!(llm_of("/m hook codex stop"), None);
     }
 }
