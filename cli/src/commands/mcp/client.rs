@@ -95,10 +95,17 @@ impl Progress {
         if let Some(total) = total {
             param = param.with_total(f64::from(total));
         }
+        // The worker waits until the notification is written, so it can never arrive after the
+        // tool's answer; on a runtime thread (no worker) it can only be sent without waiting.
         let peer = peer.clone();
-        runtime.spawn(async move {
+        let send = async move {
             let _ = peer.notify_progress(param).await;
-        });
+        };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            runtime.spawn(send);
+        } else {
+            runtime.block_on(send);
+        }
     }
 }
 
