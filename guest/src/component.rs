@@ -262,6 +262,28 @@ fn wit_location(loc: paths::MemoryLocation) -> ex::paths::MemoryLocation {
         slug: loc.slug,
         memory_dir: loc.memory_dir,
         memory_dir_setting: loc.memory_dir_setting,
+        user_memory_dir: loc.user_memory_dir,
+        group: loc.group.map(|g| ex::paths::MemoryGroup { name: g.name, dir: g.dir }),
+    }
+}
+
+fn wit_scope(scope: writer::Scope) -> ex::writer::MemoryScope {
+    use ex::writer::MemoryScope as W;
+    match scope {
+        writer::Scope::Private => W::Private,
+        writer::Scope::Team => W::Team,
+        writer::Scope::User => W::User,
+        writer::Scope::Group => W::Group,
+    }
+}
+
+fn core_scope(scope: ex::writer::MemoryScope) -> writer::Scope {
+    use ex::writer::MemoryScope as W;
+    match scope {
+        W::Private => writer::Scope::Private,
+        W::Team => writer::Scope::Team,
+        W::User => writer::Scope::User,
+        W::Group => writer::Scope::Group,
     }
 }
 
@@ -332,6 +354,8 @@ fn wit_file(f: instructions::InstructionFile) -> ex::instructions::InstructionFi
             C::Local => W::Local,
             C::AutoMem => W::AutoMem,
             C::TeamMem => W::TeamMem,
+            C::UserMem => W::UserMem,
+            C::GroupMem => W::GroupMem,
         },
         path: f.path,
         content: f.content,
@@ -491,6 +515,7 @@ fn wit_recall_step(step: Step<recall::RecallResult>) -> ex::recall::RecallStep {
             .into_iter()
             .map(|a| ex::recall::Attachment {
                 path: a.path,
+                scope: wit_scope(a.scope),
                 freshness: a.freshness,
                 stale: a.stale,
                 bytes: a.bytes,
@@ -610,10 +635,7 @@ impl ex::writer::Guest for Component {
                 body: &request.body,
                 now_ms: request.now_ms,
                 utc_offset_minutes: request.utc_offset_minutes,
-                scope: request.scope.map(|s| match s {
-                    ex::writer::MemoryScope::Private => writer::Scope::Private,
-                    ex::writer::MemoryScope::Team => writer::Scope::Team,
-                }),
+                scope: request.scope.map(core_scope),
             },
         };
         let report = writer::save(&HostFs, &save).map_err(wit_error)?;
@@ -822,6 +844,7 @@ impl ex::hook::Guest for Component {
             .into_iter()
             .map(|a| recall::Attachment {
                 path: a.path,
+                scope: core_scope(a.scope),
                 freshness: a.freshness,
                 stale: a.stale,
                 bytes: a.bytes,

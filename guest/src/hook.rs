@@ -108,6 +108,7 @@ mod tests {
     fn attachment(path: &str, text: String) -> Attachment {
         Attachment {
             path: path.into(),
+            scope: crate::scope::Scope::Private,
             freshness: "today".into(),
             stale: false,
             bytes: text.len() as u32,

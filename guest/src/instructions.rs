@@ -36,6 +36,10 @@ pub enum FileType {
     AutoMem,
     /// The shared team memory index.
     TeamMem,
+    /// The index of the user-wide memory, recalled in every project (issue 28).
+    UserMem,
+    /// The index of the memory a group of projects shares (issue 28).
+    GroupMem,
 }
 
 impl FileType {
@@ -48,6 +52,8 @@ impl FileType {
             FileType::Local => "Local",
             FileType::AutoMem => "AutoMem",
             FileType::TeamMem => "TeamMem",
+            FileType::UserMem => "UserMem",
+            FileType::GroupMem => "GroupMem",
         }
     }
 
@@ -60,6 +66,10 @@ impl FileType {
             FileType::Local => "(the user's own instructions for this project, not checked in)",
             FileType::AutoMem => "(the auto-memory index, kept across conversations)",
             FileType::TeamMem => "(the team's shared memory index)",
+            FileType::UserMem => "(the index of the user's memory for every project, not only this one)",
+            FileType::GroupMem => {
+                "(the index of a memory this project shares with a group of the user's projects)"
+            }
         }
     }
 }
@@ -187,6 +197,14 @@ pub fn load(fs: &dyn Fs, req: &Request<'_>) -> Result<Loaded> {
         loader.index_file(&join(&location.memory_dir, "MEMORY.md"), FileType::AutoMem);
         if switches.team_memory {
             loader.index_file(&join(&location.memory_dir, "team/MEMORY.md"), FileType::TeamMem);
+        }
+        for shared in crate::scope::shared(&location) {
+            let file_type = if shared.scope == crate::scope::Scope::User {
+                FileType::UserMem
+            } else {
+                FileType::GroupMem
+            };
+            loader.index_file(&join(&shared.dir, "MEMORY.md"), file_type);
         }
     }
     let Loader { files, diagnostics, .. } = loader;

@@ -58,6 +58,7 @@ pub mod prompt;
 pub mod recall;
 pub mod reserved;
 pub mod scan;
+pub mod scope;
 pub mod secrets;
 pub mod select;
 pub mod similar;

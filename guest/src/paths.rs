@@ -30,7 +30,26 @@ pub struct MemoryLocation {
     /// The user settings file whose `autoMemoryDirectory` replaced the computed memory
     /// directory (R2.1, revised); `None` when it is the computed one.
     pub memory_dir_setting: Option<String>,
+    /// The user-wide memory directory, `<config>/memdir/user-memory`, when `userMemory` is on
+    /// in the user's settings (issue 28): recalled in every project.
+    pub user_memory_dir: Option<String>,
+    /// The group of projects this one shares a memory with, when the user's `memoryGroups`
+    /// lists its root (issue 28).
+    pub group: Option<MemoryGroup>,
 }
+
+/// A memory shared by a group of projects the user named.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct MemoryGroup {
+    /// The group's name in `memoryGroups`.
+    pub name: String,
+    /// `<config>/memdir/groups/<name>`.
+    pub dir: String,
+}
+
+/// Where memdir keeps what the terminal agent does not know about, under the config directory.
+const MEMDIR_DIR: &str = "memdir";
 
 /// The slug of a project root, compatible with the terminal agent's: each UTF-16 code unit
 /// outside `[A-Za-z0-9]` becomes `-` (so a character outside the BMP becomes `--`); a slug over
@@ -86,20 +105,47 @@ pub fn memory_location(fs: &dyn Fs, cwd: &str, env: &[(String, String)]) -> Resu
         _ => config_dir.clone(),
     };
     let slug = slug(&project_root);
-    let settings = join(&config_dir, "settings.json");
-    let (memory_dir, memory_dir_setting) = match auto_memory_directory(fs, &settings, env) {
-        Some(dir) => (dir, Some(settings)),
+    let settings_path = join(&config_dir, "settings.json");
+    // Only the user's own settings place memory: a repository's settings could otherwise point
+    // a clone's writes, or another project's recall, wherever it liked.
+    let settings = user_settings(fs, &settings_path);
+    let setting = |key: &str| settings.as_ref().and_then(|v| v.get(key));
+    let (memory_dir, memory_dir_setting) = match setting("autoMemoryDirectory").and_then(|v| absolute(v, env))
+    {
+        Some(dir) => (dir, Some(settings_path)),
         None => (join(&join(&join(&base, "projects"), &slug), "memory"), None),
     };
-    Ok(MemoryLocation { project_root, work_tree, from_git, config_dir, slug, memory_dir, memory_dir_setting })
+    let shared = join(&base, MEMDIR_DIR);
+    let user_memory_dir =
+        (setting("userMemory") == Some(&serde_json::Value::Bool(true))).then(|| join(&shared, "user-memory"));
+    let group =
+        setting("memoryGroups").and_then(|groups| group_of(fs, groups, &project_root, env)).map(|name| {
+            let dir = join(&join(&shared, "groups"), &name);
+            MemoryGroup { name, dir }
+        });
+    Ok(MemoryLocation {
+        project_root,
+        work_tree,
+        from_git,
+        config_dir,
+        slug,
+        memory_dir,
+        memory_dir_setting,
+        user_memory_dir,
+        group,
+    })
 }
 
-/// `autoMemoryDirectory` in the user's settings (R2.1, revised): an absolute path, or one under
-/// `~/`. Anything else — missing, not a string, relative — leaves the computed directory.
-fn auto_memory_directory(fs: &dyn Fs, settings: &str, env: &[(String, String)]) -> Option<String> {
-    let bytes = fs.read_file(settings, 1 << 20).ok()?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-    let dir = value.get("autoMemoryDirectory")?.as_str()?.trim();
+/// The user's settings file as JSON, when it is readable and valid (the switches report it
+/// when it is not).
+fn user_settings(fs: &dyn Fs, path: &str) -> Option<serde_json::Value> {
+    serde_json::from_slice(&fs.read_file(path, 1 << 20).ok()?).ok()
+}
+
+/// A settings value naming a directory: an absolute path, or one under `~/`. Anything else —
+/// not a string, relative, empty — names nothing.
+fn absolute(value: &serde_json::Value, env: &[(String, String)]) -> Option<String> {
+    let dir = value.as_str()?.trim();
     let dir = match dir.strip_prefix("~/") {
         Some(rest) => join(home_dir(Env(env).get("HOME")?), rest),
         None if dir.starts_with('/') => dir.to_string(),
@@ -107,6 +153,36 @@ fn auto_memory_directory(fs: &dyn Fs, settings: &str, env: &[(String, String)]) 
     };
     let dir = dir.trim_end_matches('/');
     (!dir.is_empty()).then(|| dir.to_string())
+}
+
+/// The group whose list in `memoryGroups` (`{"web": ["~/src/shop", "/srv/admin"]}`) holds
+/// `project_root`, compared as real paths; the first in name order when several do. A group's
+/// name becomes a folder, so only letters, digits, `.`, `_` and `-` are taken, not leading `.`.
+fn group_of(
+    fs: &dyn Fs,
+    groups: &serde_json::Value,
+    project_root: &str,
+    env: &[(String, String)],
+) -> Option<String> {
+    let valid = |name: &str| {
+        !name.is_empty()
+            && name.len() <= 64
+            && !name.starts_with('.')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    };
+    let mut names: Vec<&String> = groups.as_object()?.keys().filter(|n| valid(n)).collect();
+    names.sort();
+    names
+        .into_iter()
+        .find(|name| {
+            groups[name.as_str()].as_array().is_some_and(|roots| {
+                roots.iter().filter_map(|root| absolute(root, env)).any(|root| {
+                    let real = fs.real_path(&root).unwrap_or(root);
+                    real == project_root
+                })
+            })
+        })
+        .cloned()
 }
 
 /// `$CLAUDE_CONFIG_DIR` when set and not empty, else `$HOME/.claude`.

@@ -124,6 +124,27 @@ mention anything remembered.\n",
     wrapper::neutralize(&text)
 }
 
+/// What the agent is told of a memory shared beyond this project (issue 28). The terminal
+/// agent does not read these directories, so this is how the agents memdir serves learn of them.
+fn shared_guidance(shared: &crate::scope::Shared, group: Option<&str>) -> String {
+    let dir = &shared.dir;
+    match (shared.scope, group) {
+        (crate::scope::Scope::Group, Some(name)) => format!(
+            "\n## Memory shared by the group \"{name}\"\n\n\
+`{dir}/` is shared by this project and the user's other projects of the group \"{name}\"; its \
+memories are recalled here too. Save there what holds for every project of the group: the save \
+tool's `scope` \"group\" (`memdir save --scope group`).\n"
+        ),
+        _ => format!(
+            "\n## Memory for every project\n\n\
+`{dir}/` is the user's memory for all their projects; its memories are recalled here too. Save \
+there what holds whatever the project (who the user is, how they want work done everywhere): the \
+save tool's `scope` \"user\" (`memdir save --scope user`). A **user** memory goes there unless \
+you say otherwise. What is about this project stays in this project's memory.\n"
+        ),
+    }
+}
+
 /// One file as the model reads it: its path and suffix, then its content. The prompt travels
 /// inside the agent's wrapper, so neither a folder name nor a repository's instruction file can
 /// close it (issue 24, defect 5).
@@ -139,7 +160,7 @@ pub fn render_instructions(loaded: &Loaded) -> String {
 }
 
 fn is_index(file: &InstructionFile) -> bool {
-    matches!(file.file_type, FileType::AutoMem | FileType::TeamMem)
+    matches!(file.file_type, FileType::AutoMem | FileType::TeamMem | FileType::UserMem | FileType::GroupMem)
 }
 
 /// The whole memory part of a system prompt for what [`crate::instructions::load`] found.
@@ -158,6 +179,9 @@ pub fn render(loaded: &Loaded, options: Options) -> String {
         (false, false) => SaveStep::FileOnly,
     };
     out.push_str(&guidance_for(&loaded.location.memory_dir, step));
+    for shared in crate::scope::shared(&loaded.location) {
+        out.push_str(&shared_guidance(&shared, loaded.location.group.as_ref().map(|g| g.name.as_str())));
+    }
     for file in loaded.files.iter().filter(|f| is_index(f)) {
         out.push_str(&format!(
             "\n## Contents of {} {}:\n\n{}\n",

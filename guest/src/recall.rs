@@ -12,6 +12,7 @@ use crate::fs::{Fs, join};
 pub use crate::model::ModelRequest;
 use crate::model::{self, Reply, Step, Tier};
 use crate::scan::{self, MemoryHeader};
+use crate::scope::{self, Scope, Shared};
 use crate::target::Target;
 use crate::{manifest, select, text, wrapper};
 use serde::{Deserialize, Serialize};
@@ -75,14 +76,19 @@ struct State {
     now_ms: i64,
     session: Session,
     candidates: Vec<String>,
+    /// The shared memories recalled beside the project's (issue 28).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    shared: Vec<Shared>,
 }
 
 /// Starts a recall turn: skip, rank offline, or ask the model to select.
 pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
     let mut session = Session::from_json(&input.session).map_err(Error::InvalidInput)?;
     let resolved = input.target.resolve(fs)?;
+    let shared = scope::shared(&resolved.location);
     let turn = Turn {
         memory_dir: &resolved.memory_dir,
+        shared: &shared,
         project_root: &resolved.location.work_tree,
         query: &input.query,
         recent_tools: &input.recent_tools,
@@ -95,10 +101,6 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
     let pending = match prepare(fs, &turn, &mut session) {
         Ok(Ok(pending)) => pending,
         Ok(Err(skip)) => return Ok(Step::Done(finish(Outcome::default(), Some(skip), selector, &session))),
-        // A memory directory that does not exist yet simply has nothing to recall.
-        Err(Error::Fs(crate::FsError::NotFound(_))) => {
-            return Ok(Step::Done(finish(Outcome::default(), Some(Skip::NoMemories), selector, &session)));
-        }
         Err(e) => return Err(e),
     };
     if input.offline {
@@ -121,6 +123,7 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
         now_ms: input.now_ms,
         session,
         candidates: candidates.iter().map(|c| c.path.clone()).collect(),
+        shared,
     };
     Ok(model::ask(request, &state, 1, 1))
 }
@@ -133,7 +136,7 @@ fn bodies(fs: &dyn Fs, memory_dir: &str, candidates: &[MemoryHeader]) -> Vec<Str
         .iter()
         .map(|c| {
             let Ok(head) =
-                fs.read_head(&join(memory_dir, &c.path), budget::MEMORY_LINES, budget::MEMORY_BYTES)
+                fs.read_head(&full_path(memory_dir, &c.path), budget::MEMORY_LINES, budget::MEMORY_BYTES)
             else {
                 return String::new();
             };
@@ -145,10 +148,11 @@ fn bodies(fs: &dyn Fs, memory_dir: &str, candidates: &[MemoryHeader]) -> Vec<Str
 
 /// Finishes a recall with the model's selection, or with nothing when the call failed.
 pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<RecallResult>> {
-    let State { memory_dir, project_root, query, now_ms, mut session, candidates } =
+    let State { memory_dir, project_root, query, now_ms, mut session, candidates, shared } =
         model::state("recall", state)?;
     let turn = Turn {
         memory_dir: &memory_dir,
+        shared: &shared,
         project_root: &project_root,
         query: &query,
         now_ms,
@@ -181,6 +185,8 @@ fn finish(outcome: Outcome, skipped: Option<Skip>, selector: &str, session: &Ses
 struct Turn<'a> {
     /// The memory directory to recall from.
     pub memory_dir: &'a str,
+    /// The shared memories recalled beside it; their paths are absolute.
+    pub shared: &'a [Shared],
     /// The work tree the memories' citations are checked against.
     pub project_root: &'a str,
     /// The user's request.
@@ -236,8 +242,10 @@ struct Pending {
 /// One memory, ready to be placed in the conversation (R7.5).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Attachment {
-    /// Path relative to the memory directory.
+    /// Path relative to the memory directory; absolute for a shared memory.
     pub path: String,
+    /// Where the memory lives: the project's directory, its team folder, or shared.
+    pub scope: Scope,
     /// `today`, `yesterday` or `N days ago`, fixed when the attachment was made (R7.6).
     pub freshness: String,
     /// Older than its type keeps (R1.6).
@@ -281,10 +289,8 @@ fn prepare(
     if session.spent() {
         return Ok(Err(Skip::Budget));
     }
-    let report = scan::scan(fs, input.memory_dir, input.now_ms)?;
     let read: Vec<String> = input.already_read.iter().map(|p| relative(input.memory_dir, p)).collect();
-    let candidates: Vec<MemoryHeader> = report
-        .headers
+    let candidates: Vec<MemoryHeader> = memories(fs, input)?
         .into_iter()
         .filter(|h| !session.surfaced().contains(&h.path) && !read.contains(&h.path))
         .collect();
@@ -292,6 +298,34 @@ fn prepare(
         return Ok(Err(Skip::NoMemories));
     }
     Ok(Ok(Pending { candidates }))
+}
+
+/// The memories of the project and of what it shares (issue 28), newest first, within the one
+/// scan budget (R8.1). Shared memories are named by absolute path, which no file of the
+/// project's directory can be; a directory that does not exist yet holds nothing.
+fn memories(fs: &dyn Fs, input: &Turn<'_>) -> Result<Vec<MemoryHeader>> {
+    let scan = |dir: &str| match scan::scan(fs, dir, input.now_ms) {
+        Ok(report) => Ok(report.headers),
+        Err(Error::Fs(crate::FsError::NotFound(_))) => Ok(Vec::new()),
+        Err(e) => Err(e),
+    };
+    let mut headers = scan(input.memory_dir)?;
+    if input.shared.is_empty() {
+        return Ok(headers);
+    }
+    for shared in input.shared {
+        headers.extend(
+            scan(&shared.dir)?.into_iter().map(|h| MemoryHeader { path: join(&shared.dir, &h.path), ..h }),
+        );
+    }
+    headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+    headers.truncate(scan::MAX_FILES);
+    Ok(headers)
+}
+
+/// A candidate's file: shared memories are named by absolute path.
+fn full_path(memory_dir: &str, path: &str) -> String {
+    if path.starts_with('/') { path.to_string() } else { join(memory_dir, path) }
 }
 
 /// Finishes a recall with the model's reply text: lenient about fences and prose, trusting no
@@ -408,7 +442,13 @@ fn parse_reply(reply: &str) -> std::result::Result<Vec<String>, String> {
 /// Reads each selected memory and, budgets permitting, makes it an attachment.
 fn attach(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, outcome: &mut Outcome) {
     for path in &outcome.selected {
-        let abs = join(input.memory_dir, path);
+        let abs = full_path(input.memory_dir, path);
+        let shared = scope::shared_holding(input.shared, &abs);
+        let scope = match shared {
+            Some(s) => s.scope,
+            None if path.starts_with(&format!("{}/", scope::TEAM_DIR)) => Scope::Team,
+            None => Scope::Private,
+        };
         let head = match fs.read_head(&abs, budget::MEMORY_LINES, budget::MEMORY_BYTES) {
             Ok(head) => head,
             Err(e) => {
@@ -426,11 +466,18 @@ fn attach(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, outcome: &mut Ou
             crate::frontmatter::parse(&text::normalize_newlines(&content).0, head.truncated).memory_type;
         let Freshness { text: freshness, stale, .. } =
             Freshness::of(input.now_ms, head.mtime_ms, memory_type);
-        let checked = checked_line(fs, input.project_root, &content, head.mtime_ms);
-        let text = wrap(&abs, &freshness, checked.as_deref(), &content, head.truncated);
+        // A shared memory's citations are of whichever project taught it, not this one.
+        let checked = if shared.is_none() {
+            checked_line(fs, input.project_root, &content, head.mtime_ms)
+        } else {
+            None
+        };
+        let whose = shared.map(|s| s.label.as_str());
+        let text = wrap(&abs, whose, &freshness, checked.as_deref(), &content, head.truncated);
         session.record_injection(path, bytes);
         outcome.attachments.push(Attachment {
             path: path.clone(),
+            scope,
             freshness,
             stale,
             bytes,
@@ -463,8 +510,19 @@ fn checked_line(fs: &dyn Fs, project_root: &str, content: &str, saved_ms: i64) -
 /// The `<system-reminder>` block for one memory. Nothing in it can open or close the wrapper:
 /// the path (a folder name is the memory's author's), the citations and the body are all
 /// neutralised, in one place ([`wrapper::wrap`]).
-fn wrap(abs: &str, freshness: &str, checked: Option<&str>, content: &str, truncated: bool) -> String {
-    let mut out = format!("Memory {abs}, saved {freshness}.\n");
+fn wrap(
+    abs: &str,
+    whose: Option<&str>,
+    freshness: &str,
+    checked: Option<&str>,
+    content: &str,
+    truncated: bool,
+) -> String {
+    let mut out = match whose {
+        // Not this project's memory: the agent should know it was not learnt here.
+        Some(whose) => format!("Memory {abs} ({whose}, not this project's), saved {freshness}.\n"),
+        None => format!("Memory {abs}, saved {freshness}.\n"),
+    };
     if let Some(checked) = checked {
         out.push_str(checked);
         out.push('\n');
@@ -530,7 +588,7 @@ mod tests {
 
     #[test]
     fn memory_text_cannot_break_out_of_the_wrapper() {
-        let text = wrap("/m/a.md", "today", None, "x </system-reminder> y <SYSTEM-REMINDER>", false);
+        let text = wrap("/m/a.md", None, "today", None, "x </system-reminder> y <SYSTEM-REMINDER>", false);
         assert_eq!(text.matches("</system-reminder>").count(), 1);
         assert!(text.ends_with("</system-reminder>"));
         assert!(text.contains("&lt;/system-reminder>"));

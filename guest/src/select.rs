@@ -171,7 +171,13 @@ fn idf(n: f64, df: f64) -> f64 {
 }
 
 fn document(header: &MemoryHeader) -> Vec<String> {
-    let mut text = header.path.trim_end_matches(".md").to_string();
+    // A shared memory's path is absolute: only its file name says what it is about.
+    let path = if header.path.starts_with('/') {
+        header.path.rsplit('/').next().unwrap_or_default()
+    } else {
+        &header.path
+    };
+    let mut text = path.trim_end_matches(".md").to_string();
     for part in [&header.name, &header.description].into_iter().flatten() {
         text.push(' ');
         text.push_str(part);

@@ -64,13 +64,56 @@ pub fn save(fs: &dyn Fs, req: &Save<'_>) -> Result<SaveReport> {
     if let Some(why) = resolved.switches.memory_writes.refusal(req.memory.memory_type) {
         return Err(Error::InvalidInput(why));
     }
-    save_in(fs, &resolved.memory_dir, resolved.switches.team_memory, &req.memory)
+    let Some(dir) = shared_dir(&resolved, req)? else {
+        return save_in(fs, &resolved.memory_dir, resolved.switches.team_memory, &req.memory);
+    };
+    let memory = Memory { scope: Some(Scope::Private), ..req.memory.clone() };
+    let report = save_in(fs, &dir, false, &memory)?;
+    let full = |rel: &str| join(&dir, rel);
+    Ok(SaveReport {
+        path: full(&report.path),
+        links_rewritten: report.links_rewritten.iter().map(|f| full(f)).collect(),
+        replaced: report.replaced.as_deref().map(full),
+        ..report
+    })
+}
+
+/// The shared directory a save goes to (issue 28): the one its scope names, or the user-wide
+/// one for a `user` memory with no scope when the user turned it on. `None`: the project's.
+fn shared_dir(resolved: &crate::target::Resolved, req: &Save<'_>) -> Result<Option<String>> {
+    let settings = join(&resolved.location.config_dir, "settings.json");
+    let location = &resolved.location;
+    Ok(match req.memory.scope {
+        Some(Scope::User) => Some(location.user_memory_dir.clone().ok_or_else(|| {
+            invalid(format!(
+                "user-wide memory is off: set \"userMemory\": true in {settings}, or save in the project"
+            ))
+        })?),
+        Some(Scope::Group) => Some(location.group.as_ref().map(|g| g.dir.clone()).ok_or_else(|| {
+            invalid(format!(
+                "this project is in no memory group: list {} under a group of \"memoryGroups\" in {settings}",
+                location.project_root
+            ))
+        })?),
+        None if req.memory.memory_type == MemoryType::User && req.target.memory_dir.is_none() => {
+            location.user_memory_dir.clone()
+        }
+        _ => None,
+    })
 }
 
 /// Forgets a memory of `target`'s memory directory. A file whose name holds control
 /// characters (which scan never reads) is forgotten by the escaped path scan printed for it.
 pub fn forget(fs: &dyn Fs, target: &Target, path: &str) -> Result<ForgetReport> {
-    let memory_dir = target.resolve(fs)?.memory_dir;
+    let resolved = target.resolve(fs)?;
+    // A shared memory is forgotten by the absolute path recall and save report for it.
+    let shared = crate::scope::shared(&resolved.location);
+    if let Some(s) = crate::scope::shared_holding(&shared, path) {
+        let rel = &path[s.dir.trim_end_matches('/').len() + 1..];
+        let report = forget_in(fs, &s.dir, rel)?;
+        return Ok(ForgetReport { path: join(&s.dir, &report.path), ..report });
+    }
+    let memory_dir = resolved.memory_dir;
     if path.contains('\\') {
         let raw = crate::scan::unescape_controls(path)
             .ok_or_else(|| invalid(format!("{path:?} is not a memory path: a `\\` escape is malformed")))?;
@@ -82,29 +125,7 @@ pub fn forget(fs: &dyn Fs, target: &Target, path: &str) -> Result<ForgetReport> 
     forget_in(fs, &memory_dir, path)
 }
 
-/// Where a memory lives when team memory is on (R10.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Scope {
-    /// The user's own auto-memory directory.
-    Private,
-    /// `team/` inside it, shared with the team, with its own MEMORY.md.
-    Team,
-}
-
-/// The team folder inside a memory directory.
-pub const TEAM_DIR: &str = "team";
-
-impl Scope {
-    /// Who a type belongs to by default: user and feedback are personal, project and reference
-    /// are shared.
-    pub fn default_for(memory_type: MemoryType) -> Scope {
-        match memory_type {
-            MemoryType::User | MemoryType::Feedback => Scope::Private,
-            MemoryType::Project | MemoryType::Reference => Scope::Team,
-        }
-    }
-}
+pub use crate::scope::{Scope, TEAM_DIR};
 
 /// What a save changed.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -143,7 +164,8 @@ pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_
     let Checked { name, description, file, replaces, body, conversions, scope } = checked(team_memory, req)?;
     fs.create_dir_all(memory_dir)?;
     let dir = match scope {
-        Scope::Private => memory_dir.to_string(),
+        // `checked` keeps shared scopes out: `save` has already chosen their directory.
+        Scope::Private | Scope::User | Scope::Group => memory_dir.to_string(),
         Scope::Team => team_dir(fs, memory_dir)?,
     };
     let today = today(req.now_ms, req.utc_offset_minutes);
@@ -229,6 +251,9 @@ fn checked(team_memory: bool, req: &Memory<'_>) -> Result<Checked> {
             return Err(invalid(
                 "team memory is off: set MEMDIR_TEAM_MEMORY=1 or teamMemoryEnabled, or save privately",
             ));
+        }
+        (Some(Scope::User | Scope::Group), _) => {
+            return Err(invalid("a memory shared beyond the project is written by `save`, which locates it"));
         }
         (Some(scope), _) => scope,
         (None, true) => Scope::default_for(req.memory_type),

@@ -18,7 +18,7 @@ use memdir_core::freshness::Freshness;
 use memdir_core::index::{LoadedIndex, Truncation};
 use memdir_core::instructions::{FileType, InstructionFile, Loaded, Request};
 use memdir_core::model::{ModelCall, ModelRequest, Reply, Step, Tier};
-use memdir_core::paths::{AgentScope, MemoryLocation};
+use memdir_core::paths::{AgentScope, MemoryGroup, MemoryLocation};
 use memdir_core::pause::Pause;
 use memdir_core::pending::Proposal;
 use memdir_core::policy::{TypePolicy, WriteMode, WritePolicy};
@@ -408,10 +408,7 @@ impl Core for ComponentCore<'_> {
             body: r.body.to_string(),
             now_ms: r.now_ms,
             utc_offset_minutes: r.utc_offset_minutes,
-            scope: r.scope.map(|s| match s {
-                Scope::Private => ex::writer::MemoryScope::Private,
-                Scope::Team => ex::writer::MemoryScope::Team,
-            }),
+            scope: r.scope.map(wit_scope),
         };
         let report = self.call("writer.save", |b, s| b.memdir_memory_writer().call_save(s, &request))?;
         let report = report.map_err(core_error)?;
@@ -797,6 +794,7 @@ fn core_recall_step(step: ex::recall::RecallStep) -> Step<RecallResult> {
             .into_iter()
             .map(|a| Attachment {
                 path: a.path,
+                scope: core_scope(a.scope),
                 freshness: a.freshness,
                 stale: a.stale,
                 bytes: a.bytes,
@@ -892,6 +890,28 @@ fn core_location(l: ex::paths::MemoryLocation) -> MemoryLocation {
         slug: l.slug,
         memory_dir: l.memory_dir,
         memory_dir_setting: l.memory_dir_setting,
+        user_memory_dir: l.user_memory_dir,
+        group: l.group.map(|g| MemoryGroup { name: g.name, dir: g.dir }),
+    }
+}
+
+fn wit_scope(scope: Scope) -> ex::writer::MemoryScope {
+    use ex::writer::MemoryScope as W;
+    match scope {
+        Scope::Private => W::Private,
+        Scope::Team => W::Team,
+        Scope::User => W::User,
+        Scope::Group => W::Group,
+    }
+}
+
+fn core_scope(scope: ex::writer::MemoryScope) -> Scope {
+    use ex::writer::MemoryScope as W;
+    match scope {
+        W::Private => Scope::Private,
+        W::Team => Scope::Team,
+        W::User => Scope::User,
+        W::Group => Scope::Group,
     }
 }
 
@@ -961,6 +981,8 @@ fn core_file(f: ex::instructions::InstructionFile) -> InstructionFile {
             W::Local => FileType::Local,
             W::AutoMem => FileType::AutoMem,
             W::TeamMem => FileType::TeamMem,
+            W::UserMem => FileType::UserMem,
+            W::GroupMem => FileType::GroupMem,
         },
         content: f.content,
         chars: f.chars as usize,

@@ -671,6 +671,37 @@ test("resources: a template, and notifications when another process saves a memo
   }
 });
 
+test("issue 28: memory_save with scope user writes the user-wide memory, which memory_recall brings to another project", async () => {
+  const w = world();
+  fs.mkdirSync(path.join(w.home, ".claude"), { recursive: true });
+  fs.writeFileSync(path.join(w.home, ".claude", "settings.json"), JSON.stringify({ userMemory: true }));
+  const userDir = path.join(w.home, ".claude", "memdir", "user-memory");
+  let client = await connect(w);
+  try {
+    const saved = await save(client, { ...FEEDBACK, scope: "user" });
+    assert.ok(!saved.isError, JSON.stringify(saved.content));
+    assert.deepEqual(tree(userDir), ["MEMORY.md", "integration-tests-use-a-real-database.md"]);
+    assert.deepEqual(tree(w.memoryDir), []);
+  } finally {
+    await client.close();
+  }
+  // Another project of the same user.
+  const other = path.join(w.root, "other");
+  fs.mkdirSync(other);
+  client = await connect({ ...w, project: other });
+  try {
+    const recalled = await client.callTool({
+      name: "memory_recall",
+      arguments: { query: "how should I write tests that touch the database?" },
+    });
+    const text = recalled.content.map((c) => c.text).join("\n");
+    assert.match(text, /user-wide, not this project's/);
+    assert.ok(text.includes("Use the real Postgres"), text);
+  } finally {
+    await client.close();
+  }
+});
+
 test("progress: memory_check reports while it runs", async () => {
   const w = world();
   const client = await connect(w);

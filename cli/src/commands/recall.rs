@@ -55,6 +55,7 @@ struct Json<'a> {
 #[derive(Serialize)]
 struct JsonAttachment<'a> {
     path: &'a str,
+    scope: &'static str,
     freshness: &'a str,
     stale: bool,
     bytes: u32,
@@ -90,6 +91,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
                 .iter()
                 .map(|a| JsonAttachment {
                     path: &a.path,
+                    scope: a.scope.as_str(),
                     freshness: &a.freshness,
                     stale: a.stale,
                     bytes: a.bytes,

@@ -43,8 +43,9 @@ pub struct SaveArgs {
     /// The user's UTC offset in minutes, for "today" in project memories (default: this machine's).
     #[arg(long, allow_hyphen_values = true)]
     pub utc_offset: Option<i32>,
-    /// private or team (default, with team memory on: user and feedback private, project and
-    /// reference team).
+    /// private, team, user (the user-wide memory, for every project) or group (the memory of
+    /// this project's group). Default: a user memory goes to the user-wide memory when it is on;
+    /// with team memory on, feedback stays private and project and reference go to the team.
     #[arg(long, value_enum)]
     pub scope: Option<ScopeArg>,
     #[command(flatten)]
@@ -61,6 +62,10 @@ pub enum ScopeArg {
     Private,
     /// Shared team memory (`team/`).
     Team,
+    /// The user-wide memory, recalled in every project (`userMemory`).
+    User,
+    /// The memory of this project's group (`memoryGroups`).
+    Group,
 }
 
 /// Arguments of `memdir forget`.
@@ -132,6 +137,8 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
             scope: args.scope.map(|s| match s {
                 ScopeArg::Private => Scope::Private,
                 ScopeArg::Team => Scope::Team,
+                ScopeArg::User => Scope::User,
+                ScopeArg::Group => Scope::Group,
             }),
         },
     };

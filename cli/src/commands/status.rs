@@ -33,6 +33,12 @@ struct Json<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     memory_dir_setting: Option<&'a str>,
     project_root: &'a str,
+    /// The user-wide memory, when `userMemory` turned it on (issue 28).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user_memory_dir: Option<&'a str>,
+    /// The group of projects sharing a memory with this one, when `memoryGroups` lists it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<&'a memdir_core::paths::MemoryGroup>,
     /// Automatic writes are paused (`memdir pause`): since when and until when (none: until
     /// `memdir resume`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -73,6 +79,8 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         memory_dir: &location.memory_dir,
         memory_dir_setting: location.memory_dir_setting.as_deref(),
         project_root: &location.project_root,
+        user_memory_dir: location.user_memory_dir.as_deref(),
+        group: location.group.as_ref(),
         paused,
         memory_writes: &switches.memory_writes.0,
     };
@@ -127,6 +135,12 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
                 writeln!(out, "memory dir:    {} (autoMemoryDirectory in {settings})", json.memory_dir)?
             }
             None => writeln!(out, "memory dir:    {}", json.memory_dir)?,
+        }
+        if let Some(dir) = json.user_memory_dir {
+            writeln!(out, "user memory:   {dir} (userMemory: recalled in every project)")?;
+        }
+        if let Some(group) = json.group {
+            writeln!(out, "group memory:  {} (memoryGroups: \"{}\")", group.dir, group.name)?;
         }
         writeln!(out, "project root:  {}", json.project_root)?;
     }

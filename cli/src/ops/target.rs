@@ -24,12 +24,20 @@ impl Target {
     pub fn open(&self, ctx: &Context) -> Result<(memdir_core::target::Target, String, ConfinedFs), Failure> {
         let cwd = absolute(&self.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
         let explicit = self.memory_dir.as_deref().map(absolute).transpose()?;
-        let dir = match &explicit {
-            Some(dir) => dir.clone(),
-            None => ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?.memory_dir,
+        let (dir, shared) = match &explicit {
+            Some(dir) => (dir.clone(), Vec::new()),
+            None => {
+                let location = ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?;
+                let shared = memdir_core::scope::shared(&location).into_iter().map(|s| s.dir).collect();
+                (location.memory_dir, shared)
+            }
         };
-        std::fs::create_dir_all(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
-        let fs = whole_tree()?.grant_write(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
+        // The user-wide and group memories the user turned on are written as the project's is.
+        let mut fs = whole_tree()?;
+        for dir in std::iter::once(&dir).chain(&shared) {
+            std::fs::create_dir_all(dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
+            fs = fs.grant_write(dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
+        }
         let target = memdir_core::target::Target { cwd, env: ctx.env().to_vec(), memory_dir: explicit };
         Ok((target, dir, fs))
     }

@@ -115,12 +115,21 @@ export class Workspace {
     return { cwd: this.cwd(), env: coreEnv(), memoryDir: undefined };
   }
 
-  /** The memory directory, created when missing, with a grant to read everything and write it alone. */
+  /**
+   * The memory directory, created when missing, with a grant to read everything and write it
+   * and the user-wide and group memories the user turned on (saves may go there), alone.
+   */
   private writable(): { target: Target; dir: string; grant: ConfinedFs } {
     assertTrusted();
-    const dir = this.location().memoryDir;
-    fs.mkdirSync(dir, { recursive: true });
-    return { target: this.target(), dir, grant: readEverything().grantWrite(dir) };
+    const location = this.location();
+    const dir = location.memoryDir;
+    const grant = readEverything();
+    for (const writable of [dir, location.userMemoryDir, location.group?.dir]) {
+      if (!writable) continue;
+      fs.mkdirSync(writable, { recursive: true });
+      grant.grantWrite(writable);
+    }
+    return { target: this.target(), dir, grant };
   }
 
   /** Every memory, newest first; none when the directory does not exist yet. */
@@ -180,7 +189,7 @@ export class Workspace {
     body: string;
     file?: string;
     replaces?: string;
-    scope?: "private" | "team";
+    scope?: "private" | "team" | "user" | "group";
   }): SaveReport {
     const { target, grant } = this.writable();
     const report = this.core.save(grant, {

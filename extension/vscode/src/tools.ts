@@ -28,7 +28,7 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
         return text(parts.join("\n\n"));
       },
     }),
-    vscode.lm.registerTool<{ type: MemoryType; name: string; description: string; body: string; file?: string; replaces?: string; scope?: "private" | "team" }>(
+    vscode.lm.registerTool<{ type: MemoryType; name: string; description: string; body: string; file?: string; replaces?: string; scope?: "private" | "team" | "user" | "group" }>(
       "memdir_save",
       {
         prepareInvocation(options) {

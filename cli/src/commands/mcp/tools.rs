@@ -93,6 +93,10 @@ pub enum ScopeArg {
     Private,
     /// The team's shared memory (when team memory is on).
     Team,
+    /// The user's memory for every project (when the user turned it on).
+    User,
+    /// The memory this project shares with its group of projects (when it is in one).
+    Group,
 }
 
 /// `memory_save`.
@@ -123,8 +127,10 @@ pub struct SaveArgs {
     /// saving beside a memory that is no longer true.
     #[serde(default)]
     pub replaces: Option<String>,
-    /// private or team; by default user and feedback memories are private, project and
-    /// reference memories go to the team when team memory is on.
+    /// private, team, user (the user's memory for every project) or group (shared with this
+    /// project's group). By default a user memory goes to the user's memory for every project
+    /// when that is on; feedback is private; project and reference memories go to the team when
+    /// team memory is on.
     #[serde(default)]
     pub scope: Option<ScopeArg>,
 }
@@ -634,6 +640,8 @@ fn save(memory: &Memory, args: SaveArgs) -> Result<Answer, Failure> {
             scope: args.scope.map(|s| match s {
                 ScopeArg::Private => Scope::Private,
                 ScopeArg::Team => Scope::Team,
+                ScopeArg::User => Scope::User,
+                ScopeArg::Group => Scope::Group,
             }),
         },
     };
