@@ -312,7 +312,7 @@ fn the_selector_benchmark_reads_a_labelled_set_and_refuses_anything_else() {
     let (status, out, err) = run(&set);
     assert_eq!(status, 0, "{err}");
     // One relevant memory found and nothing else kept; the nothing-request kept empty.
-    assert!(out.contains("| all (2) | – | 1.00 | 1.00 | 1.00 (1/1) |"), "{out}");
+    assert!(out.contains("| all (2) | – | 1.00 | 1.00 | 1.00 | 1.00 (1/1) |"), "{out}");
     std::fs::write(&set, "{\"requests\": 3}").unwrap();
     let (status, _, err) = run(&set);
     assert_ne!(status, 0);

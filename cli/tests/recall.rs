@@ -438,8 +438,9 @@ fn the_offline_selector_finds_the_labelled_memories() {
     for case in set["queries"].as_array().unwrap() {
         let query = case[0].as_str().unwrap();
         let r = recall_json(&["recall", query, "--memory-dir", dir, "--json"], &[("HOME", "/nonexistent")]);
+        // Injected whole or named by its entry (issue 27): either way the agent sees it.
         let selected: Vec<&str> =
-            r["selected"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+            r["attachments"].as_array().unwrap().iter().map(|a| a["path"].as_str().unwrap()).collect();
         for want in case[1].as_array().unwrap() {
             expected += 1;
             if selected.contains(&want.as_str().unwrap()) {
@@ -450,7 +451,10 @@ fn the_offline_selector_finds_the_labelled_memories() {
         }
     }
     let recall_at_5 = found as f64 / expected as f64;
-    assert!(misses.is_empty(), "recall@5 = {recall_at_5:.2} ({found}/{expected}); misses: {misses:#?}");
+    // Issue 27 raised the bar for naming a memory at all from one rare shared word to one and a
+    // half, which keeps most requests that need no memory empty; two requests here share one
+    // word only with their memory ("React", "summary") and now get nothing.
+    assert!(found >= 10, "recall@5 = {recall_at_5:.2} ({found}/{expected}); misses: {misses:#?}");
 }
 
 /// Issue 18, item 10: a reply past what memdir reads is reported with its real size, not the

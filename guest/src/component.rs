@@ -516,6 +516,7 @@ fn wit_recall_step(step: Step<recall::RecallResult>) -> ex::recall::RecallStep {
             .map(|a| ex::recall::Attachment {
                 path: a.path,
                 scope: wit_scope(a.scope),
+                whole: a.whole,
                 freshness: a.freshness,
                 stale: a.stale,
                 bytes: a.bytes,
@@ -845,6 +846,7 @@ impl ex::hook::Guest for Component {
             .map(|a| recall::Attachment {
                 path: a.path,
                 scope: core_scope(a.scope),
+                whole: a.whole,
                 freshness: a.freshness,
                 stale: a.stale,
                 bytes: a.bytes,

@@ -205,8 +205,10 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<ExtractResult>> {
         None => 0,
     };
     let seen = u32::try_from(input.messages.len()).unwrap_or(u32::MAX);
+    let shared: Vec<String> = crate::scope::shared(&resolved.location).into_iter().map(|s| s.dir).collect();
     let turn = Turn {
         memory_dir,
+        shared: &shared,
         messages: &input.messages,
         cursor: cursor as usize,
         written: &input.written,
@@ -335,6 +337,8 @@ fn store_cursor(fs: &dyn Fs, memory_dir: &str, id: Option<&str>, cursor: u32) ->
 struct Turn<'a> {
     /// The memory directory.
     pub memory_dir: &'a str,
+    /// The user-wide and group memories: the agent's own saves there count as its writes.
+    pub shared: &'a [String],
     /// The whole conversation so far.
     pub messages: &'a [Message],
     /// Messages already processed (the cursor).
@@ -410,8 +414,12 @@ fn begin(fs: &dyn Fs, input: &Turn<'_>) -> Result<std::result::Result<Round, Ski
     if new.iter().all(|m| m.text.trim().is_empty()) {
         return Ok(Err(Skip::NothingNew));
     }
-    let dir = input.memory_dir.trim_end_matches('/');
-    let inside = |p: &str| p.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'));
+    let inside = |p: &str| {
+        std::iter::once(input.memory_dir).chain(input.shared.iter().map(String::as_str)).any(|dir| {
+            let dir = dir.trim_end_matches('/');
+            p.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
+        })
+    };
     if input.written.iter().any(|p| inside(p)) || new.iter().flat_map(|m| &m.wrote).any(|p| inside(p)) {
         return Ok(Err(Skip::MainAgentWrote));
     }

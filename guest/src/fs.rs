@@ -154,6 +154,13 @@ pub fn parent(path: &str) -> Option<&str> {
     }
 }
 
+/// True for an absolute path: `/…`, or a Windows drive path (`C:/…`, `C:\\…`).
+pub fn is_absolute(path: &str) -> bool {
+    let b = path.as_bytes();
+    path.starts_with('/')
+        || (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'/' | b'\\'))
+}
+
 /// True when `path` is `root` or lies under it (both canonical, `/`-separated).
 pub fn is_within(path: &str, root: &str) -> bool {
     let root = root.trim_end_matches('/');

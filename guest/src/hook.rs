@@ -109,6 +109,7 @@ mod tests {
         Attachment {
             path: path.into(),
             scope: crate::scope::Scope::Private,
+            whole: true,
             freshness: "today".into(),
             stale: false,
             bytes: text.len() as u32,

@@ -148,7 +148,7 @@ fn absolute(value: &serde_json::Value, env: &[(String, String)]) -> Option<Strin
     let dir = value.as_str()?.trim();
     let dir = match dir.strip_prefix("~/") {
         Some(rest) => join(home_dir(Env(env).get("HOME")?), rest),
-        None if dir.starts_with('/') => dir.to_string(),
+        None if crate::fs::is_absolute(dir) => dir.to_string(),
         None => return None,
     };
     let dir = dir.trim_end_matches('/');

@@ -79,13 +79,18 @@ struct State {
     /// The shared memories recalled beside the project's (issue 28).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     shared: Vec<Shared>,
+    /// Shared memories that could not be read, reported with the result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
 }
 
 /// Starts a recall turn: skip, rank offline, or ask the model to select.
 pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
     let mut session = Session::from_json(&input.session).map_err(Error::InvalidInput)?;
     let resolved = input.target.resolve(fs)?;
-    let shared = scope::shared(&resolved.location);
+    // A memory directory named outright is recalled alone (a demo, a bench, a test).
+    let shared =
+        if input.target.memory_dir.is_some() { Vec::new() } else { scope::shared(&resolved.location) };
     let turn = Turn {
         memory_dir: &resolved.memory_dir,
         shared: &shared,
@@ -104,7 +109,8 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
         Err(e) => return Err(e),
     };
     if input.offline {
-        let outcome = offline(fs, &turn, &mut session, &pending);
+        let mut outcome = offline(fs, &turn, &mut session, &pending);
+        outcome.diagnostics.splice(0..0, pending.notes.iter().cloned());
         return Ok(Step::Done(finish(outcome, None, selector, &session)));
     }
     // The model sees the offline ranker's shortlist, not every memory (issue 17).
@@ -124,6 +130,7 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
         session,
         candidates: candidates.iter().map(|c| c.path.clone()).collect(),
         shared,
+        notes: pending.notes,
     };
     Ok(model::ask(request, &state, 1, 1))
 }
@@ -148,7 +155,7 @@ fn bodies(fs: &dyn Fs, memory_dir: &str, candidates: &[MemoryHeader]) -> Vec<Str
 
 /// Finishes a recall with the model's selection, or with nothing when the call failed.
 pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<RecallResult>> {
-    let State { memory_dir, project_root, query, now_ms, mut session, candidates, shared } =
+    let State { memory_dir, project_root, query, now_ms, mut session, candidates, shared, notes } =
         model::state("recall", state)?;
     let turn = Turn {
         memory_dir: &memory_dir,
@@ -158,12 +165,13 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<RecallResul
         now_ms,
         ..Turn::default()
     };
-    let outcome = match reply {
+    let mut outcome = match reply {
         Reply::Text(reply) => complete(fs, &turn, &mut session, &candidates, &reply),
         Reply::Failed(why) => {
             Outcome { diagnostics: vec![format!("{why}; nothing recalled this turn")], ..Outcome::default() }
         }
     };
+    outcome.diagnostics.splice(0..0, notes);
     Ok(Step::Done(finish(outcome, None, "model", &session)))
 }
 
@@ -237,6 +245,8 @@ impl Skip {
 struct Pending {
     /// The memories not yet surfaced or read, newest first.
     pub candidates: Vec<MemoryHeader>,
+    /// Shared memories that could not be read.
+    pub notes: Vec<String>,
 }
 
 /// One memory, ready to be placed in the conversation (R7.5).
@@ -246,6 +256,9 @@ pub struct Attachment {
     pub path: String,
     /// Where the memory lives: the project's directory, its team folder, or shared.
     pub scope: Scope,
+    /// True when the memory itself is injected; false for a memory offline recall finds only
+    /// plausible, named by its one-line manifest entry for the agent to open (issue 27).
+    pub whole: bool,
     /// `today`, `yesterday` or `N days ago`, fixed when the attachment was made (R7.6).
     pub freshness: String,
     /// Older than its type keeps (R1.6).
@@ -290,42 +303,59 @@ fn prepare(
         return Ok(Err(Skip::Budget));
     }
     let read: Vec<String> = input.already_read.iter().map(|p| relative(input.memory_dir, p)).collect();
-    let candidates: Vec<MemoryHeader> = memories(fs, input)?
+    let (headers, notes) = memories(fs, input)?;
+    let candidates: Vec<MemoryHeader> = headers
         .into_iter()
         .filter(|h| !session.surfaced().contains(&h.path) && !read.contains(&h.path))
         .collect();
     if candidates.is_empty() {
         return Ok(Err(Skip::NoMemories));
     }
-    Ok(Ok(Pending { candidates }))
+    Ok(Ok(Pending { candidates, notes }))
 }
 
 /// The memories of the project and of what it shares (issue 28), newest first, within the one
 /// scan budget (R8.1). Shared memories are named by absolute path, which no file of the
-/// project's directory can be; a directory that does not exist yet holds nothing.
-fn memories(fs: &dyn Fs, input: &Turn<'_>) -> Result<Vec<MemoryHeader>> {
+/// project's directory can be; a directory that does not exist yet holds nothing, and a shared
+/// one that cannot be read is a note, not a failed recall.
+fn memories(fs: &dyn Fs, input: &Turn<'_>) -> Result<(Vec<MemoryHeader>, Vec<String>)> {
     let scan = |dir: &str| match scan::scan(fs, dir, input.now_ms) {
         Ok(report) => Ok(report.headers),
         Err(Error::Fs(crate::FsError::NotFound(_))) => Ok(Vec::new()),
         Err(e) => Err(e),
     };
     let mut headers = scan(input.memory_dir)?;
+    let mut notes = Vec::new();
     if input.shared.is_empty() {
-        return Ok(headers);
+        return Ok((headers, notes));
     }
     for shared in input.shared {
-        headers.extend(
-            scan(&shared.dir)?.into_iter().map(|h| MemoryHeader { path: join(&shared.dir, &h.path), ..h }),
-        );
+        match scan(&shared.dir) {
+            Ok(found) => headers
+                .extend(found.into_iter().map(|h| MemoryHeader { path: join(&shared.dir, &h.path), ..h })),
+            Err(e) => notes.push(format!("the {} memory was not recalled: {e}", shared.label)),
+        }
     }
     headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
     headers.truncate(scan::MAX_FILES);
-    Ok(headers)
+    Ok((headers, notes))
+}
+
+/// A candidate's file, the shared memory holding it if any, and its scope.
+fn whereabouts<'a>(input: &Turn<'a>, path: &str) -> (String, Option<&'a Shared>, Scope) {
+    let abs = full_path(input.memory_dir, path);
+    let shared = scope::shared_holding(input.shared, &abs);
+    let scope = match shared {
+        Some(s) => s.scope,
+        None if path.starts_with(&format!("{}/", scope::TEAM_DIR)) => Scope::Team,
+        None => Scope::Private,
+    };
+    (abs, shared, scope)
 }
 
 /// A candidate's file: shared memories are named by absolute path.
 fn full_path(memory_dir: &str, path: &str) -> String {
-    if path.starts_with('/') { path.to_string() } else { join(memory_dir, path) }
+    if crate::fs::is_absolute(path) { path.to_string() } else { join(memory_dir, path) }
 }
 
 /// Finishes a recall with the model's reply text: lenient about fences and prose, trusting no
@@ -370,12 +400,56 @@ fn complete(
     outcome
 }
 
-/// Finishes a recall with the offline lexical selector instead of a model (R7.7).
+/// Finishes a recall with the offline lexical selector instead of a model (R7.7): a strong
+/// match is injected whole, a plausible one as its manifest entry, and nothing when nothing is
+/// plausible (issue 27, item 4).
 fn offline(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, pending: &Pending) -> Outcome {
-    let mut outcome =
-        Outcome { selected: select::select(input.query, &pending.candidates), ..Outcome::default() };
+    let ranked = select::rank(input.query, &pending.candidates);
+    let strong = ranked.iter().filter(|(_, c)| *c == select::Confidence::Strong);
+    let mut outcome = Outcome { selected: strong.map(|(p, _)| p.clone()).collect(), ..Outcome::default() };
     attach(fs, input, session, &mut outcome);
+    let plausible = ranked.iter().filter(|(_, c)| *c == select::Confidence::Plausible);
+    for header in plausible.filter_map(|(path, _)| pending.candidates.iter().find(|h| h.path == *path)) {
+        mention(input, session, header, &mut outcome);
+    }
     outcome
+}
+
+/// The key a mentioned memory is surfaced under: naming it once is enough, and it can still be
+/// injected whole later.
+fn mention_key(path: &str) -> String {
+    format!("{path}#entry")
+}
+
+/// Names a plausible memory by its manifest entry, budgets permitting.
+fn mention(input: &Turn<'_>, session: &mut Session, header: &MemoryHeader, outcome: &mut Outcome) {
+    let key = mention_key(&header.path);
+    if session.surfaced().contains(&key) {
+        return;
+    }
+    let (abs, shared, scope) = whereabouts(input, &header.path);
+    let entry = manifest::format(std::slice::from_ref(&MemoryHeader { path: abs.clone(), ..header.clone() }));
+    let whose = shared.map_or(String::new(), |s| format!(" ({}, not this project's)", s.label));
+    let text = wrapper::wrap(&format!(
+        "A saved memory{whose} that may bear on this request, not loaded: read it if it is relevant.\n{entry}"
+    ));
+    let bytes = entry.len() as u32;
+    if !session.can_inject(&key, bytes) {
+        return;
+    }
+    session.record_injection(&key, bytes);
+    let Freshness { text: freshness, stale, .. } =
+        Freshness::of(input.now_ms, header.mtime_ms, header.memory_type);
+    outcome.attachments.push(Attachment {
+        path: header.path.clone(),
+        scope,
+        whole: false,
+        freshness,
+        stale,
+        bytes,
+        truncated: false,
+        text,
+    });
 }
 
 /// True for a request of one word; several CJK characters count as several words (R7.2).
@@ -442,13 +516,7 @@ fn parse_reply(reply: &str) -> std::result::Result<Vec<String>, String> {
 /// Reads each selected memory and, budgets permitting, makes it an attachment.
 fn attach(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, outcome: &mut Outcome) {
     for path in &outcome.selected {
-        let abs = full_path(input.memory_dir, path);
-        let shared = scope::shared_holding(input.shared, &abs);
-        let scope = match shared {
-            Some(s) => s.scope,
-            None if path.starts_with(&format!("{}/", scope::TEAM_DIR)) => Scope::Team,
-            None => Scope::Private,
-        };
+        let (abs, shared, scope) = whereabouts(input, path);
         let head = match fs.read_head(&abs, budget::MEMORY_LINES, budget::MEMORY_BYTES) {
             Ok(head) => head,
             Err(e) => {
@@ -478,6 +546,7 @@ fn attach(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, outcome: &mut Ou
         outcome.attachments.push(Attachment {
             path: path.clone(),
             scope,
+            whole: true,
             freshness,
             stale,
             bytes,

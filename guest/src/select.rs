@@ -32,25 +32,59 @@ pub struct Cutoff {
     pub min_coverage: f64,
 }
 
-/// What offline recall keeps, chosen on the labelled set (docs/recall.md): a memory scoring
-/// under half the best one is usually there for a word it shares with the request by chance,
-/// and a best match worth less than one rare word, holding under three quarters of the
-/// request's words, is common words only.
+/// What offline recall names at all (issue 17, revised by issue 27 on half of the labelled set,
+/// the other half held out; docs/recall.md): a memory scoring under half the best one is
+/// usually there for a word it shares with the request by chance, and a best match worth less
+/// than one and a half rare words, holding under three quarters of the request's words, is
+/// common words only. Those not [`STRONG`] are named by their entry, at most three.
 pub const OFFLINE: Cutoff = Cutoff {
     limit: crate::budget::SELECT_COUNT as usize,
     relative: 0.5,
-    min_evidence: 1.0,
+    min_evidence: 1.5,
     min_coverage: 0.75,
 };
 
-/// The memories offline recall injects for `query`, best first.
-pub fn select(query: &str, candidates: &[MemoryHeader]) -> Vec<String> {
-    select_with(query, candidates, OFFLINE)
+/// At most this many plausible memories are named by their entry in one turn.
+pub const MENTION_LIMIT: usize = 3;
+
+/// How sure offline recall is that a memory bears on a request (issue 27, item 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Confidence {
+    /// Injected whole.
+    Strong,
+    /// Named by its one-line manifest entry, for the agent to open if it is relevant.
+    Plausible,
 }
 
-/// [`select`] with an explicit cutoff.
-pub fn select_with(query: &str, candidates: &[MemoryHeader], cutoff: Cutoff) -> Vec<String> {
+/// What offline recall injects whole: a best match worth two rare words, or holding three
+/// quarters of the request's words, and what scores close to it. Below this a match is only
+/// plausible: one shared word is as often chance as meaning (docs/recall.md).
+pub const STRONG: Cutoff = Cutoff {
+    limit: crate::budget::SELECT_COUNT as usize,
+    relative: 0.75,
+    min_evidence: 2.0,
+    min_coverage: 0.75,
+};
+
+/// The memories offline recall offers for `query`, best first, each with how sure it is:
+/// those past [`OFFLINE`], the ones also past [`STRONG`] strong, the rest plausible.
+pub fn rank(query: &str, candidates: &[MemoryHeader]) -> Vec<(String, Confidence)> {
     let scored = scores(query, candidates);
+    let strong = cut(query, candidates, &scored, STRONG);
+    let plausible = cut(query, candidates, &scored, OFFLINE)
+        .into_iter()
+        .filter(|i| !strong.contains(i))
+        .take(MENTION_LIMIT);
+    let path = |i: usize| candidates[i].path.clone();
+    strong
+        .iter()
+        .map(|&i| (path(i), Confidence::Strong))
+        .chain(plausible.map(|i| (path(i), Confidence::Plausible)))
+        .collect()
+}
+
+/// The indexes of the `scored` candidates `cutoff` keeps, best first.
+fn cut(query: &str, candidates: &[MemoryHeader], scored: &[(f64, usize)], cutoff: Cutoff) -> Vec<usize> {
     let Some(&(best, first)) = scored.first() else { return Vec::new() };
     let enough = best >= cutoff.min_evidence * idf(candidates.len() as f64, 1.0)
         || coverage(query, &candidates[first]) >= cutoff.min_coverage;
@@ -58,10 +92,10 @@ pub fn select_with(query: &str, candidates: &[MemoryHeader], cutoff: Cutoff) -> 
         return Vec::new();
     }
     scored
-        .into_iter()
+        .iter()
         .take_while(|(score, _)| *score >= best * cutoff.relative)
         .take(cutoff.limit)
-        .map(|(_, i)| candidates[i].path.clone())
+        .map(|&(_, i)| i)
         .collect()
 }
 
@@ -172,7 +206,7 @@ fn idf(n: f64, df: f64) -> f64 {
 
 fn document(header: &MemoryHeader) -> Vec<String> {
     // A shared memory's path is absolute: only its file name says what it is about.
-    let path = if header.path.starts_with('/') {
+    let path = if crate::fs::is_absolute(&header.path) {
         header.path.rsplit('/').next().unwrap_or_default()
     } else {
         &header.path
@@ -284,6 +318,11 @@ mod tests {
         assert_eq!(stem("classes"), "class");
     }
 
+    /// What offline recall offers, whole or by entry.
+    fn named(query: &str, candidates: &[MemoryHeader]) -> Vec<String> {
+        rank(query, candidates).into_iter().map(|(path, _)| path).collect()
+    }
+
     #[test]
     fn cjk_text_is_indexed_as_characters_and_pairs() {
         assert_eq!(tokens("部署"), ["部", "部署", "署"]);
@@ -291,7 +330,7 @@ mod tests {
             header("reference_deploy.md", "部署流程", "生产环境的部署步骤"),
             header("user_role.md", "角色", "用户是后端负责人"),
         ];
-        assert_eq!(select("怎么部署到生产", &candidates), ["reference_deploy.md"]);
+        assert_eq!(named("怎么部署到生产", &candidates), ["reference_deploy.md"]);
     }
 
     #[test]
@@ -300,8 +339,8 @@ mod tests {
             header("feedback_testing.md", "Real database in tests", "Integration tests hit a real Postgres"),
             header("reference_grafana.md", "Grafana", "Latency dashboards for the API"),
         ];
-        assert_eq!(select("why are the integration tests slow", &candidates), ["feedback_testing.md"]);
-        assert!(select("kubernetes helm", &candidates).is_empty());
+        assert_eq!(named("why are the integration tests slow", &candidates), ["feedback_testing.md"]);
+        assert!(named("kubernetes helm", &candidates).is_empty());
     }
 
     #[test]

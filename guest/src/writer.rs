@@ -64,7 +64,7 @@ pub fn save(fs: &dyn Fs, req: &Save<'_>) -> Result<SaveReport> {
     if let Some(why) = resolved.switches.memory_writes.refusal(req.memory.memory_type) {
         return Err(Error::InvalidInput(why));
     }
-    let Some(dir) = shared_dir(&resolved, req)? else {
+    let Some(dir) = shared_dir(fs, &resolved, req)? else {
         return save_in(fs, &resolved.memory_dir, resolved.switches.team_memory, &req.memory);
     };
     let memory = Memory { scope: Some(Scope::Private), ..req.memory.clone() };
@@ -79,8 +79,8 @@ pub fn save(fs: &dyn Fs, req: &Save<'_>) -> Result<SaveReport> {
 }
 
 /// The shared directory a save goes to (issue 28): the one its scope names, or the user-wide
-/// one for a `user` memory with no scope when the user turned it on. `None`: the project's.
-fn shared_dir(resolved: &crate::target::Resolved, req: &Save<'_>) -> Result<Option<String>> {
+/// one for a new `user` memory with no scope when the user turned it on. `None`: the project's.
+fn shared_dir(fs: &dyn Fs, resolved: &crate::target::Resolved, req: &Save<'_>) -> Result<Option<String>> {
     let settings = join(&resolved.location.config_dir, "settings.json");
     let location = &resolved.location;
     Ok(match req.memory.scope {
@@ -95,11 +95,29 @@ fn shared_dir(resolved: &crate::target::Resolved, req: &Save<'_>) -> Result<Opti
                 location.project_root
             ))
         })?),
+        // A user memory the project already holds is updated where it is, not copied.
         None if req.memory.memory_type == MemoryType::User && req.target.memory_dir.is_none() => {
-            location.user_memory_dir.clone()
+            match &location.user_memory_dir {
+                Some(dir) if !held_by(fs, &resolved.memory_dir, &req.memory)? => Some(dir.clone()),
+                _ => None,
+            }
         }
         _ => None,
     })
+}
+
+/// Whether `dir` already holds the memory a save names: its file, or a memory of its name.
+fn held_by(fs: &dyn Fs, dir: &str, memory: &Memory<'_>) -> Result<bool> {
+    if memory.file.is_some_and(|file| fs.stat(&join(dir, file)).is_ok()) {
+        return Ok(true);
+    }
+    let name = memory_name(&one_line("name", memory.name)?)?;
+    let headers = match crate::scan::scan(fs, dir, memory.now_ms) {
+        Ok(report) => report.headers,
+        Err(Error::Fs(FsError::NotFound(_))) => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    Ok(headers.iter().any(|h| h.name.as_deref().map(links::slug).as_deref() == Some(name.as_str())))
 }
 
 /// Forgets a memory of `target`'s memory directory. A file whose name holds control

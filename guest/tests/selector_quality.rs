@@ -12,7 +12,11 @@ const SET: &str = include_str!("../../tests/offline-selector/labelled.json");
 #[derive(Default, Debug)]
 struct Tally {
     expected: usize,
+    /// Expected memories injected whole.
     found: usize,
+    /// Expected memories injected whole or named by their entry (issue 27, item 4).
+    found_or_named: usize,
+    /// Memories injected whole.
     selected: usize,
     none_requests: usize,
     none_kept_empty: usize,
@@ -48,10 +52,6 @@ fn headers(dir: &Value) -> Vec<MemoryHeader> {
 }
 
 fn measure(verbose: bool) -> Tally {
-    measure_with(select::OFFLINE, verbose)
-}
-
-fn measure_with(cutoff: select::Cutoff, verbose: bool) -> Tally {
     let set: Value = serde_json::from_str(SET).unwrap();
     let mut t = Tally::default();
     for request in set["requests"].as_array().unwrap() {
@@ -59,7 +59,10 @@ fn measure_with(cutoff: select::Cutoff, verbose: bool) -> Tally {
         let query = request["query"].as_str().unwrap();
         let expected: Vec<&str> =
             request["expected"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-        let selected = select::select_with(query, &candidates, cutoff);
+        let ranked = select::rank(query, &candidates);
+        let strong = |c: &select::Confidence| *c == select::Confidence::Strong;
+        let selected: Vec<&String> = ranked.iter().filter(|(_, c)| strong(c)).map(|(p, _)| p).collect();
+        let named: Vec<&String> = ranked.iter().filter(|(_, c)| !strong(c)).map(|(p, _)| p).collect();
         let dir = &set["directories"][request["dir"].as_str().unwrap()]["memories"];
         let bodies: Vec<String> =
             candidates.iter().map(|c| dir[&c.path]["body"].as_str().unwrap().to_string()).collect();
@@ -74,7 +77,7 @@ fn measure_with(cutoff: select::Cutoff, verbose: bool) -> Tally {
         .collect();
         let hits = expected.iter().filter(|e| selected.iter().any(|s| s == *e)).count();
         if verbose && (hits < expected.len() || selected.len() > hits) {
-            eprintln!("{query:?}\n    expected {expected:?}\n    selected {selected:?}");
+            eprintln!("{query:?}\n    expected {expected:?}\n    selected {selected:?}\n    named {named:?}");
         }
         if verbose {
             for e in expected.iter().filter(|e| !shortlist.iter().any(|s| s == *e)) {
@@ -83,30 +86,40 @@ fn measure_with(cutoff: select::Cutoff, verbose: bool) -> Tally {
         }
         t.expected += expected.len();
         t.found += hits;
+        t.found_or_named += expected.iter().filter(|e| ranked.iter().any(|(p, _)| p == *e)).count();
         t.selected += selected.len();
         t.shortlisted += expected.iter().filter(|e| shortlist.iter().any(|s| s == *e)).count();
         if expected.is_empty() {
             t.none_requests += 1;
-            t.none_kept_empty += usize::from(selected.is_empty());
+            t.none_kept_empty += usize::from(ranked.is_empty());
         }
     }
     t
 }
+
+// What the selector reaches today: a change that lowers one fails here.
+const FLOOR_PRECISION: f64 = 0.61;
+const FLOOR_RECALL: f64 = 0.41;
+const FLOOR_RECALL_NAMED: f64 = 0.57;
+const FLOOR_NONE: f64 = 0.57;
 
 #[test]
 fn the_selector_meets_its_floors_on_the_labelled_set() {
     let t = measure(std::env::var_os("SELECTOR_VERBOSE").is_some());
     let precision = t.found as f64 / t.selected.max(1) as f64;
     let recall = t.found as f64 / t.expected as f64;
+    let recall_named = t.found_or_named as f64 / t.expected as f64;
     let none = t.none_kept_empty as f64 / t.none_requests as f64;
     let shortlist = t.shortlisted as f64 / t.expected as f64;
     eprintln!(
-        "precision {precision:.3} recall@5 {recall:.3} none kept empty {none:.3} shortlist recall {shortlist:.3} {t:?}"
+        "precision {precision:.3} recall@5 {recall:.3} with entries {recall_named:.3} none kept empty {none:.3} shortlist recall {shortlist:.3} {t:?}"
     );
-    // What the selector reaches (issue 17 asks 0.6, 0.95, 0.8 and 0.98: docs/recall.md says
-    // what the misses are). Before the cutoff: precision 0.17, recall 0.70, none 0.06.
-    assert!(precision >= 0.24, "precision {precision:.3}");
-    assert!(recall >= 0.66, "recall@5 {recall:.3}");
-    assert!(none >= 0.18, "none kept empty {none:.3}");
+    // What the selector reaches (issue 27 asks 0.6, 0.9, 0.8 and 0.98: docs/recall.md says
+    // what the misses are). Whole injections only before issue 27: precision 0.24, recall
+    // 0.66, none 0.18.
+    assert!(precision >= FLOOR_PRECISION, "precision {precision:.3}");
+    assert!(recall >= FLOOR_RECALL, "recall@5 {recall:.3}");
+    assert!(recall_named >= FLOOR_RECALL_NAMED, "recall@5 with entries {recall_named:.3}");
+    assert!(none >= FLOOR_NONE, "none kept empty {none:.3}");
     assert!(shortlist >= 0.97, "shortlist recall {shortlist:.3}");
 }

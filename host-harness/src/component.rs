@@ -795,6 +795,7 @@ fn core_recall_step(step: ex::recall::RecallStep) -> Step<RecallResult> {
             .map(|a| Attachment {
                 path: a.path,
                 scope: core_scope(a.scope),
+                whole: a.whole,
                 freshness: a.freshness,
                 stale: a.stale,
                 bytes: a.bytes,

@@ -14,6 +14,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import {
   CreateMessageRequestSchema,
   ListRootsRequestSchema,
+  ProgressNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -707,10 +708,15 @@ test("progress: memory_check reports while it runs", async () => {
   const client = await connect(w);
   try {
     await save(client, FEEDBACK);
+    // The SDK hands a notification to its handler a microtask late but settles a response at
+    // once, so a progress notification read in the same chunk as the answer would find its
+    // request gone: hear them all here, and look once the answer's chunk is done.
     const progress = [];
+    client.setNotificationHandler(ProgressNotificationSchema, (n) => progress.push(n.params));
     const checked = await client.callTool({ name: "memory_check", arguments: {} }, undefined, {
-      onprogress: (p) => progress.push(p),
+      onprogress: () => {},
     });
+    await new Promise((resolve) => setImmediate(resolve));
     assert.equal(checked.structuredContent.memories, 1);
     assert.match(progress[0]?.message ?? "", /checking/);
   } finally {

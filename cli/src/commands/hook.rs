@@ -145,6 +145,9 @@ fn answer(ctx: &Context, args: &Args) -> Result<(Client, Option<String>), Failur
 struct Turn {
     cwd: String,
     memory_dir: String,
+    /// The user-wide or a group memory is on: worth recalling even where the project has no
+    /// memory of its own yet (issue 28).
+    shares: bool,
     /// `<memory>/.sessions/<client>-<session>`, without an extension.
     stem: PathBuf,
 }
@@ -155,14 +158,16 @@ impl Turn {
             Some(cwd) => cwd.clone(),
             None => crate::absolute(Path::new("."))?,
         };
-        let memory_dir = ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?.memory_dir;
+        let location = ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?;
+        let shares = !memdir_core::scope::shared(&location).is_empty();
+        let memory_dir = location.memory_dir;
         // A broken directory gives no injection (R14.2): not a half-built prompt about it.
         if std::fs::metadata(&memory_dir).is_ok_and(|m| !m.is_dir()) {
             return Err(Failure::input(format!("{memory_dir}: the memory directory is not a directory")));
         }
         let name = memdir_core::hook::session_name(&client_name(client), payload.session.as_deref());
         let stem = Path::new(&memory_dir).join(".sessions").join(name);
-        Ok(Turn { cwd, memory_dir, stem })
+        Ok(Turn { cwd, memory_dir, shares, stem })
     }
 
     fn file(&self, extension: &str) -> PathBuf {
@@ -233,7 +238,16 @@ fn prompt(
 ) -> Result<Option<String>, Failure> {
     let Some(prompt) = prompt.filter(|p| !p.trim().is_empty()) else { return Ok(None) };
     if !turn.ensure_dir()? {
-        return Ok(None);
+        // A project with no memory of its own still recalls the user-wide and group memories;
+        // its (empty) memory directory holds the session.
+        if !turn.shares {
+            return Ok(None);
+        }
+        std::fs::create_dir_all(&turn.memory_dir)
+            .map_err(|e| Failure::input(format!("{}: {e}", turn.memory_dir)))?;
+        if !turn.ensure_dir()? {
+            return Ok(None);
+        }
     }
     remember_prompt(ctx, turn, prompt)?;
     if !client.injects_at_prompt() {
@@ -385,8 +399,13 @@ fn extract_job(ctx: &Context, path: &Path, llm: Option<&str>) -> Result<(), Fail
         .map_err(|e| Failure::input(format!("{}: not a memdir hook job: {e}", path.display())))?;
     let mut model = ctx.model(llm, "extraction at stop")?;
     let target = Target { cwd: Some(PathBuf::from(&job.cwd)), memory_dir: None };
-    let memory_dir = ctx.core(whole_tree()?)?.locate(&job.cwd, ctx.env())?.memory_dir;
-    let written = changed_since(Path::new(&memory_dir), job.turn_began_ms);
+    let location = ctx.core(whole_tree()?)?.locate(&job.cwd, ctx.env())?;
+    // The agent's own saves this turn, the user-wide and group memories' included (R9.3).
+    let shared = memdir_core::scope::shared(&location).into_iter().map(|s| s.dir);
+    let written: Vec<String> = std::iter::once(location.memory_dir)
+        .chain(shared)
+        .flat_map(|dir| changed_since(Path::new(&dir), job.turn_began_ms))
+        .collect();
     let extraction = crate::ops::extract::Extraction {
         transcript: &job.transcript,
         source: &path.display().to_string(),

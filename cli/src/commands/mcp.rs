@@ -242,6 +242,13 @@ impl Memory {
         Ok((target, fs))
     }
 
+    /// [`Memory::open_for_writing`] for a save or a forget, which may also write the user-wide
+    /// and group memories.
+    fn open_to_share(&self) -> Result<(memdir_core::target::Target, memdir_harness::ConfinedFs), Failure> {
+        let (target, _, fs) = self.target().open_to_share(&self.ctx)?;
+        Ok((target, fs))
+    }
+
     /// The `teamSync` switch in force for the working directory.
     fn team_sync(&self) -> Option<TeamSync> {
         let mut core = self.ctx.core(crate::ops::whole_tree().ok()?).ok()?;

@@ -56,6 +56,7 @@ struct Json<'a> {
 struct JsonAttachment<'a> {
     path: &'a str,
     scope: &'static str,
+    whole: bool,
     freshness: &'a str,
     stale: bool,
     bytes: u32,
@@ -92,6 +93,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
                 .map(|a| JsonAttachment {
                     path: &a.path,
                     scope: a.scope.as_str(),
+                    whole: a.whole,
                     freshness: &a.freshness,
                     stale: a.stale,
                     bytes: a.bytes,

@@ -121,7 +121,7 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
         }
         _ => return Err(Failure::input("give the memory's text with --body, --body-file or -")),
     };
-    let (target, _, fs) = args.target.open(ctx)?;
+    let (target, _, fs) = args.target.open_to_share(ctx)?;
     let utc_offset = ctx.utc_offset(args.utc_offset);
     let request = Save {
         target: &target,
@@ -170,7 +170,7 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
 
 /// Runs `memdir forget`.
 pub fn forget(ctx: &Context, args: ForgetArgs, out: &mut dyn Write) -> Outcome {
-    let (target, _, fs) = args.target.open(ctx)?;
+    let (target, _, fs) = args.target.open_to_share(ctx)?;
     let report = ctx.core(fs)?.forget(&target, &args.path)?;
     if args.json {
         let json =

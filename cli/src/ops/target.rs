@@ -22,17 +22,37 @@ impl Target {
     /// and git metadata live anywhere) and writes the memory directory alone, created when
     /// missing. Returns the memory directory too.
     pub fn open(&self, ctx: &Context) -> Result<(memdir_core::target::Target, String, ConfinedFs), Failure> {
+        self.open_granting(ctx, false)
+    }
+
+    /// [`Target::open`] for a save or a forget, which may also write the user-wide and group
+    /// memories the user turned on (issue 28). Every other operation writes the project's alone.
+    pub fn open_to_share(
+        &self,
+        ctx: &Context,
+    ) -> Result<(memdir_core::target::Target, String, ConfinedFs), Failure> {
+        self.open_granting(ctx, true)
+    }
+
+    fn open_granting(
+        &self,
+        ctx: &Context,
+        shared: bool,
+    ) -> Result<(memdir_core::target::Target, String, ConfinedFs), Failure> {
         let cwd = absolute(&self.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
         let explicit = self.memory_dir.as_deref().map(absolute).transpose()?;
+        // A memory directory named outright is the only one written.
         let (dir, shared) = match &explicit {
             Some(dir) => (dir.clone(), Vec::new()),
             None => {
                 let location = ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?;
-                let shared = memdir_core::scope::shared(&location).into_iter().map(|s| s.dir).collect();
+                let shared: Vec<String> = match shared {
+                    true => memdir_core::scope::shared(&location).into_iter().map(|s| s.dir).collect(),
+                    false => Vec::new(),
+                };
                 (location.memory_dir, shared)
             }
         };
-        // The user-wide and group memories the user turned on are written as the project's is.
         let mut fs = whole_tree()?;
         for dir in std::iter::once(&dir).chain(&shared) {
             std::fs::create_dir_all(dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;

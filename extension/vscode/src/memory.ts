@@ -117,14 +117,16 @@ export class Workspace {
 
   /**
    * The memory directory, created when missing, with a grant to read everything and write it
-   * and the user-wide and group memories the user turned on (saves may go there), alone.
+   * alone; `shared` (a save or a forget) also grants the user-wide and group memories the user
+   * turned on (issue 28).
    */
-  private writable(): { target: Target; dir: string; grant: ConfinedFs } {
+  private writable(shared = false): { target: Target; dir: string; grant: ConfinedFs } {
     assertTrusted();
     const location = this.location();
     const dir = location.memoryDir;
     const grant = readEverything();
-    for (const writable of [dir, location.userMemoryDir, location.group?.dir]) {
+    const dirs = shared ? [dir, location.userMemoryDir, location.group?.dir] : [dir];
+    for (const writable of dirs) {
       if (!writable) continue;
       fs.mkdirSync(writable, { recursive: true });
       grant.grantWrite(writable);
@@ -191,7 +193,7 @@ export class Workspace {
     replaces?: string;
     scope?: "private" | "team" | "user" | "group";
   }): SaveReport {
-    const { target, grant } = this.writable();
+    const { target, grant } = this.writable(true);
     const report = this.core.save(grant, {
       target,
       memoryType: request.type,
@@ -273,7 +275,7 @@ export class Workspace {
   }
 
   forget(relative: string) {
-    const { target, grant } = this.writable();
+    const { target, grant } = this.writable(true);
     const report = this.core.forget(grant, target, relative);
     this.onWrite();
     return report;

@@ -36,7 +36,7 @@ export function registerParticipant(workspace: Workspace, log: vscode.LogOutputC
       stream.progress("Recalling memories…");
       const recalled = await workspace.recall(request.prompt, session, offline ? undefined : asker);
       const memoryDir = workspace.location().memoryDir;
-      for (const a of recalled.attachments) stream.reference(vscode.Uri.file(path.join(memoryDir, a.path)));
+      for (const a of recalled.attachments) stream.reference(vscode.Uri.file(path.resolve(memoryDir, a.path)));
       for (const d of recalled.diagnostics) log.warn(d);
       const system = [workspace.prompt(), ...recalled.attachments.map((a) => a.text)].join("\n\n");
       const messages = [vscode.LanguageModelChatMessage.User(system)];

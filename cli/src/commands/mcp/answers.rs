@@ -49,7 +49,8 @@ pub struct RecallAnswer {
 #[derive(Debug, Serialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct Recalled {
-    /// The file, relative to the memory directory; pass it back in `already_read`.
+    /// The file, relative to the memory directory (absolute for a user-wide or group memory);
+    /// pass it back in `already_read`.
     pub path: String,
     /// How old it is: `today`, `yesterday` or `N days ago`.
     pub age: String,
@@ -65,7 +66,8 @@ pub struct Recalled {
 #[derive(Debug, Serialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct SaveAnswer {
-    /// The file written, relative to the memory directory.
+    /// The file written, relative to the memory directory (absolute for a user-wide or group
+    /// memory).
     pub path: String,
     /// True for a new memory, false when an existing one was updated.
     pub created: bool,
@@ -95,7 +97,8 @@ pub struct DateConversion {
 #[derive(Debug, Serialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct ForgetAnswer {
-    /// The file removed, relative to the memory directory.
+    /// The file removed, relative to the memory directory (absolute for a user-wide or group
+    /// memory).
     pub path: String,
     /// MEMORY.md lines removed with it.
     pub index_lines_removed: usize,

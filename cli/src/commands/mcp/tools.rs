@@ -141,7 +141,8 @@ pub struct SaveArgs {
 #[schemars(crate = "rmcp::schemars")]
 pub struct ForgetArgs {
     /// The memory file, relative to the memory directory, as memory_list or memory_index show it
-    /// (e.g. "feedback_testing.md" or "team/project_release.md").
+    /// (e.g. "feedback_testing.md" or "team/project_release.md"); for a user-wide or group
+    /// memory, the absolute path memory_recall or memory_save gave for it.
     pub path: String,
 }
 
@@ -450,7 +451,7 @@ impl Call {
             Call::Recall(args) => recall_tool(memory, args),
             Call::Save(args) => save(memory, args).inspect(|_| memory.wrote()),
             Call::Forget(args) => {
-                let (target, fs) = memory.open_for_writing()?;
+                let (target, fs) = memory.open_to_share()?;
                 let report = memory.ctx.core(fs)?.forget(&target, &args.path)?;
                 memory.wrote();
                 let text = format!(
@@ -618,7 +619,7 @@ fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<Answer, Failure>
 }
 
 fn save(memory: &Memory, args: SaveArgs) -> Result<Answer, Failure> {
-    let (target, fs) = memory.open_for_writing()?;
+    let (target, fs) = memory.open_to_share()?;
     let ctx = &memory.ctx;
     let memory_type = match args.memory_type {
         TypeArg::User => MemoryType::User,
