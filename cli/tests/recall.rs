@@ -468,3 +468,39 @@ fn an_oversized_command_reply_is_reported_with_its_real_size() {
     assert!(said.contains("replied with 20000000 bytes"), "{r}");
     assert_eq!(r["attachments"], json!([]));
 }
+
+/// Issue 27, item 3: the recall index never hides what another tool wrote. A memory edited in
+/// place (an editor, a git pull) is read again; one added or removed is seen at once.
+#[test]
+fn the_recall_index_follows_files_other_tools_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    memory(dir, "reference_grafana.md", "latency dashboards live in grafana", "Grafana.");
+    memory(dir, "reference_kafka.md", "the kafka brokers run in the eu cluster", "Kafka.");
+    let selected = |query: &str| {
+        let r = recall_json(
+            &["recall", query, "--memory-dir", dir.to_str().unwrap(), "--json"],
+            &[("HOME", "/nonexistent")],
+        );
+        // Injected whole or named: either way, found.
+        let attachments = r["attachments"].as_array().unwrap().iter();
+        attachments.map(|a| a["path"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+    };
+    assert_eq!(selected("where do the kafka brokers run?"), ["reference_kafka.md"]);
+    assert!(dir.join(".memdir.index").is_file(), "the first recall writes the index");
+    // Edited in place by another tool: new words, a later mtime.
+    memory(dir, "reference_kafka.md", "the redpanda brokers replaced kafka in the us cluster", "Redpanda.");
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(dir.join("reference_kafka.md"))
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    assert_eq!(selected("where do the redpanda brokers run?"), ["reference_kafka.md"]);
+    // Added, and removed.
+    memory(dir, "reference_sentry.md", "errors are reported to sentry under the shop project", "Sentry.");
+    assert_eq!(selected("which sentry project gets the errors?"), ["reference_sentry.md"]);
+    std::fs::remove_file(dir.join("reference_sentry.md")).unwrap();
+    assert!(selected("which sentry project gets the errors?").is_empty());
+}

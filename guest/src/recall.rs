@@ -113,14 +113,17 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
         outcome.diagnostics.splice(0..0, pending.notes.iter().cloned());
         return Ok(Step::Done(finish(outcome, None, selector, &session)));
     }
-    // The model sees the offline ranker's shortlist, not every memory (issue 17).
-    let shortlist = resolved.switches.recall_shortlist as usize;
-    let bodies = if shortlist != 0 && pending.candidates.len() > shortlist {
-        bodies(fs, turn.memory_dir, &pending.candidates)
-    } else {
-        Vec::new()
+    // The model sees the offline ranker's shortlist, not every memory (issue 17), and never
+    // more than the manifest's 200 lines, however many memories the index holds (issue 27):
+    // the headers choose the 200, then their bodies the shortlist.
+    let shortlist = match resolved.switches.recall_shortlist as usize {
+        0 => scan::MAX_FILES,
+        n => n.min(scan::MAX_FILES),
     };
-    let candidates = select::shortlist(&input.query, pending.candidates, &bodies, shortlist);
+    let candidates = select::shortlist(&input.query, pending.candidates, &[], scan::MAX_FILES);
+    let bodies =
+        if candidates.len() > shortlist { bodies(fs, turn.memory_dir, &candidates) } else { Vec::new() };
+    let candidates = select::shortlist(&input.query, candidates, &bodies, shortlist);
     let request = request(&turn, &manifest::format(&candidates));
     let state = State {
         memory_dir: resolved.memory_dir.clone(),
@@ -314,12 +317,12 @@ fn prepare(
     Ok(Ok(Pending { candidates, notes }))
 }
 
-/// The memories of the project and of what it shares (issue 28), newest first, within the one
-/// scan budget (R8.1). Shared memories are named by absolute path, which no file of the
+/// Every memory of the project and of what it shares (issue 28), newest first, through the
+/// recall index (issue 27). Shared memories are named by absolute path, which no file of the
 /// project's directory can be; a directory that does not exist yet holds nothing, and a shared
 /// one that cannot be read is a note, not a failed recall.
 fn memories(fs: &dyn Fs, input: &Turn<'_>) -> Result<(Vec<MemoryHeader>, Vec<String>)> {
-    let scan = |dir: &str| match scan::scan(fs, dir, input.now_ms) {
+    let scan = |dir: &str| match scan::scan_every(fs, dir, input.now_ms) {
         Ok(report) => Ok(report.headers),
         Err(Error::Fs(crate::FsError::NotFound(_))) => Ok(Vec::new()),
         Err(e) => Err(e),
@@ -337,7 +340,6 @@ fn memories(fs: &dyn Fs, input: &Turn<'_>) -> Result<(Vec<MemoryHeader>, Vec<Str
         }
     }
     headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
-    headers.truncate(scan::MAX_FILES);
     Ok((headers, notes))
 }
 

@@ -80,6 +80,8 @@ struct Candidate {
     rel: String,
     abs: String,
     mtime_ms: i64,
+    /// The listing's size; `None` for a link, which the recall index does not keep.
+    size: Option<u64>,
 }
 
 /// Scans `dir` (R5.1): walks it, stats every memory file, then reads the heads of only the
@@ -92,8 +94,154 @@ pub fn scan(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
 /// [`scan`] with another cap; `usize::MAX` reads every file.
 pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Result<ScanReport> {
     let dir = trim_dir(dir);
-    let root_real = fs.real_path(dir)?;
     let mut report = ScanReport::default();
+    let mut candidates = walk(fs, dir, &mut report.skipped)?;
+    report.found = candidates.len();
+    candidates.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.rel.cmp(&b.rel)));
+    candidates.truncate(limit);
+    report.headers = candidates.into_iter().map(|c| read_header(fs, &c)).collect();
+    finish(&mut report.headers, now_ms);
+    Ok(report)
+}
+
+/// The recall index: every memory's header, beside the files (issue 27, item 3). Never
+/// authoritative: an entry counts only while its file keeps the size and modification time it
+/// had when read, and an index that is missing, torn by a crash or written by something else is
+/// rebuilt from the files. Local to the machine (never synced).
+pub const INDEX_CACHE: &str = ".memdir.index";
+/// An index larger than this is not read (and is rebuilt): 10,000 memories take about 4 MB.
+const MAX_INDEX_CACHE_BYTES: u64 = 64 << 20;
+
+/// One file as the recall index keeps it: what recall reads of a header, in short keys (at
+/// 10,000 memories, parsing the index is a fifth of a recall).
+#[derive(Serialize, Deserialize)]
+struct Cached {
+    #[serde(rename = "s")]
+    size: u64,
+    #[serde(rename = "m")]
+    mtime_ms: i64,
+    /// The modification time the head was read at (the listing's may be older).
+    #[serde(rename = "r")]
+    read_ms: i64,
+    #[serde(rename = "n", default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    #[serde(rename = "d", default, skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    #[serde(rename = "t", default, skip_serializing_if = "Option::is_none")]
+    memory_type: Option<MemoryType>,
+}
+
+impl Cached {
+    fn header(self, path: String) -> MemoryHeader {
+        MemoryHeader {
+            path,
+            mtime_ms: self.read_ms,
+            name: self.name,
+            description: self.description,
+            memory_type: self.memory_type,
+            diagnostics: Vec::new(),
+            freshness: Freshness::default(),
+            links: Vec::new(),
+            backlinks: Vec::new(),
+        }
+    }
+}
+
+/// The recall index's file.
+#[derive(Serialize, Deserialize)]
+struct IndexCache {
+    /// Bumped when what a header holds changes, so an older index is rebuilt.
+    version: u32,
+    entries: std::collections::BTreeMap<String, Cached>,
+}
+
+const INDEX_CACHE_VERSION: u32 = 2;
+
+/// Every memory of `dir`, not only the newest [`MAX_FILES`], for recall to search (issue 27,
+/// item 3). The listings are read every time, so files written by other tools (the terminal
+/// agent, an editor, a git pull) are seen at once; a file's head is read only when the index
+/// has no entry for its size and modification time. The index is rewritten, whole and by
+/// rename, when anything changed; a host that grants no write here simply gets no index. The
+/// headers carry what recall reads: no links and, from the index, no diagnostics.
+pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
+    let dir = trim_dir(dir);
+    let mut report = ScanReport::default();
+    let candidates = walk(fs, dir, &mut report.skipped)?;
+    report.found = candidates.len();
+    let path = join(dir, INDEX_CACHE);
+    let mut cached = fs
+        .read_file(&path, MAX_INDEX_CACHE_BYTES)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<IndexCache>(&bytes).ok())
+        .filter(|index| index.version == INDEX_CACHE_VERSION)
+        .map(|index| index.entries)
+        .unwrap_or_default();
+    let mut changed = false;
+    for candidate in &candidates {
+        let hit = candidate.size.and_then(|size| {
+            let entry = cached.remove(&candidate.rel)?;
+            // No more than a head holds: a planted entry cannot pass off a longer header.
+            let fits = entry.name.iter().chain(&entry.description).map(String::len).sum::<usize>()
+                <= HEAD_BYTES as usize;
+            (entry.size == size && entry.mtime_ms == candidate.mtime_ms && fits).then_some(entry)
+        });
+        // The index says what a file holds, never where it is: the path is the listing's.
+        let hit = hit.map(|entry| entry.header(candidate.rel.clone()));
+        let header = match hit {
+            Some(header) => header,
+            None => {
+                changed = true;
+                read_header(fs, candidate)
+            }
+        };
+        report.headers.push(header);
+    }
+    if changed || !cached.is_empty() {
+        // A link (no size) and a file that could not be read are read again next time.
+        let entries = candidates
+            .iter()
+            .zip(&report.headers)
+            .filter(|(_, h)| !h.diagnostics.iter().any(|d| d.starts_with("could not be read")))
+            .filter_map(|(c, h)| {
+                let entry = Cached {
+                    size: c.size?,
+                    mtime_ms: c.mtime_ms,
+                    read_ms: h.mtime_ms,
+                    name: h.name.clone(),
+                    description: h.description.clone(),
+                    memory_type: h.memory_type,
+                };
+                Some((c.rel.clone(), entry))
+            })
+            .collect();
+        let index = IndexCache { version: INDEX_CACHE_VERSION, entries };
+        if let Ok(bytes) = serde_json::to_vec(&index) {
+            let temp = join(dir, &format!("{INDEX_CACHE}.new"));
+            let _ = fs.write_file(&temp, &bytes).and_then(|()| fs.rename(&temp, &path));
+        }
+    }
+    // Recall reads no links, so they stay unresolved: at 10,000 memories that is a tenth of
+    // the time.
+    for header in report.headers.iter_mut() {
+        header.freshness = Freshness::of(now_ms, header.mtime_ms, header.memory_type);
+    }
+    report.headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+    Ok(report)
+}
+
+/// Freshness as of `now_ms`, newest first, links resolved.
+fn finish(headers: &mut [MemoryHeader], now_ms: i64) {
+    for header in headers.iter_mut() {
+        header.freshness = Freshness::of(now_ms, header.mtime_ms, header.memory_type);
+    }
+    // A file may have changed between the listing and the read: order by what was read.
+    headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+    resolve_links(headers);
+}
+
+/// Every memory file under `dir` from its listings alone, with what was passed over.
+fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<Vec<Candidate>> {
+    let root_real = fs.real_path(dir)?;
     let mut candidates = Vec::new();
     let mut pending = vec![String::new()];
 
@@ -103,7 +251,7 @@ pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Res
             Ok(entries) => entries,
             Err(err) if rel_dir.is_empty() => return Err(err.into()),
             Err(err) => {
-                report.skipped.push(Skipped { path: rel_dir, reason: format!("could not be listed: {err}") });
+                skipped.push(Skipped { path: rel_dir, reason: format!("could not be listed: {err}") });
                 continue;
             }
         };
@@ -117,7 +265,7 @@ pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Res
             // (the manifest, an attachment's wrapper): such an entry is reported, escaped, and
             // never read (issue 18).
             if entry.name.chars().any(char::is_control) {
-                report.skipped.push(Skipped {
+                skipped.push(Skipped {
                     path: escape_controls(&rel),
                     reason: "its name holds control characters; not read (rename it, or forget it by this escaped path)"
                         .to_string(),
@@ -127,7 +275,7 @@ pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Res
             match entry.kind {
                 EntryKind::Dir => {
                     if rel.matches('/').count() >= MAX_DEPTH {
-                        report.skipped.push(Skipped {
+                        skipped.push(Skipped {
                             path: rel,
                             reason: format!("more than {MAX_DEPTH} folders deep; not scanned"),
                         });
@@ -136,20 +284,21 @@ pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Res
                     }
                 }
                 EntryKind::File if is_memory_file(&entry.name) => {
-                    candidates.push(Candidate { abs: join(dir, &rel), rel, mtime_ms: entry.mtime_ms });
+                    let (abs, size) = (join(dir, &rel), Some(entry.size));
+                    candidates.push(Candidate { abs, rel, mtime_ms: entry.mtime_ms, size });
                 }
                 EntryKind::Symlink => {
                     let abs = join(dir, &rel);
                     match follow_link(fs, &abs, &root_real) {
                         Ok(Some(mtime_ms)) if is_memory_file(&entry.name) => {
-                            candidates.push(Candidate { rel, abs, mtime_ms })
+                            candidates.push(Candidate { rel, abs, mtime_ms, size: None })
                         }
                         Ok(Some(_)) => {}
-                        Ok(None) => report.skipped.push(Skipped {
+                        Ok(None) => skipped.push(Skipped {
                             path: rel,
                             reason: "symbolic link to a directory; not followed".to_string(),
                         }),
-                        Err(reason) => report.skipped.push(Skipped { path: rel, reason }),
+                        Err(reason) => skipped.push(Skipped { path: rel, reason }),
                     }
                 }
                 EntryKind::File | EntryKind::Other => {}
@@ -157,21 +306,7 @@ pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Res
         }
     }
 
-    report.found = candidates.len();
-    candidates.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.rel.cmp(&b.rel)));
-    candidates.truncate(limit);
-    report.headers = candidates
-        .into_iter()
-        .map(|c| {
-            let mut header = read_header(fs, c);
-            header.freshness = Freshness::of(now_ms, header.mtime_ms, header.memory_type);
-            header
-        })
-        .collect();
-    // A file may have changed between the listing and the read: order by what was read.
-    report.headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
-    resolve_links(&mut report.headers);
-    Ok(report)
+    Ok(candidates)
 }
 
 /// Points each link at the memory it names (by `name:`, else by file stem; the newest when
@@ -278,9 +413,9 @@ fn leaves_dir() -> String {
     "symbolic link points outside the memory directory".to_string()
 }
 
-fn read_header(fs: &dyn Fs, candidate: Candidate) -> MemoryHeader {
+fn read_header(fs: &dyn Fs, candidate: &Candidate) -> MemoryHeader {
     let mut header = MemoryHeader {
-        path: candidate.rel,
+        path: candidate.rel.clone(),
         mtime_ms: candidate.mtime_ms,
         name: None,
         description: None,

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
-/// Words that say nothing about which memory helps (checked before stemming).
+/// Words that say nothing about which memory helps (checked before stemming). Sorted: they are
+/// looked up by binary search.
 const STOP_WORDS: &[&str] = &[
     "a", "about", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get",
     "how", "i", "in", "is", "it", "know", "me", "my", "need", "not", "of", "on", "or", "our", "should",
@@ -157,13 +158,13 @@ fn scores_of(query: &str, docs: Vec<Vec<String>>) -> Vec<(f64, usize)> {
     }
     let n = docs.len() as f64;
     let avg_len = docs.iter().map(Vec::len).sum::<usize>() as f64 / n.max(1.0);
-    let mut doc_freq: BTreeMap<&str, usize> = BTreeMap::new();
+    // Only the request's terms are weighed, so only theirs are counted.
+    let mut doc_freq: BTreeMap<&str, usize> = query_terms.iter().map(|t| (t.as_str(), 0)).collect();
     for doc in &docs {
-        let mut unique: Vec<&str> = doc.iter().map(String::as_str).collect();
-        unique.sort_unstable();
-        unique.dedup();
-        for term in unique {
-            *doc_freq.entry(term).or_default() += 1;
+        for (term, count) in doc_freq.iter_mut() {
+            if doc.iter().any(|t| t == term) {
+                *count += 1;
+            }
         }
     }
     let mut scored: Vec<(f64, usize)> = docs
@@ -236,7 +237,7 @@ pub fn tokens(text: &str) -> Vec<String> {
     let mut word = String::new();
     let mut cjk_run: Vec<char> = Vec::new();
     let flush_word = |word: &mut String, out: &mut Vec<String>| {
-        if !word.is_empty() && !STOP_WORDS.contains(&word.as_str()) {
+        if !word.is_empty() && STOP_WORDS.binary_search(&word.as_str()).is_err() {
             out.push(stem(word));
         }
         word.clear();
@@ -251,7 +252,11 @@ pub fn tokens(text: &str) -> Vec<String> {
         run.clear();
     };
     for c in text.chars() {
-        if is_cjk(c) {
+        // Most text is ASCII: one test and no case tables for it.
+        if c.is_ascii_alphanumeric() {
+            flush_cjk(&mut cjk_run, &mut out);
+            word.push(c.to_ascii_lowercase());
+        } else if is_cjk(c) {
             flush_word(&mut word, &mut out);
             cjk_run.push(c);
         } else if c.is_alphanumeric() {
@@ -321,6 +326,11 @@ mod tests {
     /// What offline recall offers, whole or by entry.
     fn named(query: &str, candidates: &[MemoryHeader]) -> Vec<String> {
         rank(query, candidates).into_iter().map(|(path, _)| path).collect()
+    }
+
+    #[test]
+    fn stop_words_are_sorted_for_their_binary_search() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -54,8 +54,8 @@ const PUSH_TRIES: usize = 3;
 /// A rebase stops once per local commit at most; more stops than this is a loop.
 const MAX_REBASE_STOPS: usize = 100;
 /// Files that stay on the machine: the writers' lock and journal, the trash, the daily logs,
-/// extraction cursors and recall sessions (a machine's own), the review queue and a pause (one
-/// person's, on one machine: issue 28), and, in the private directory, `team/` (its own
+/// extraction cursors, recall sessions and the recall index (a machine's own), the review queue
+/// and a pause (one person's, on one machine: issue 28), and, in the private directory, `team/` (its own
 /// working copy).
 const LOCAL_ONLY: &[&str] = &[
     "/.memdir.lock",
@@ -67,6 +67,8 @@ const LOCAL_ONLY: &[&str] = &[
     "/.sessions/",
     "/.pending/",
     "/.paused",
+    "/.memdir.index",
+    "/.memdir.index.new",
     "/logs/",
 ];
 /// What stays on this machine in the private directory besides [`LOCAL_ONLY`]: `team/` (its

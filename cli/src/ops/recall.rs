@@ -31,7 +31,7 @@ pub fn recall(
     session: String,
     model: Option<&mut dyn llm::Model>,
 ) -> Result<RecallResult, Failure> {
-    let mut core = ctx.core(whole_tree()?)?;
+    let mut core = ctx.core(index_grant(ctx, query)?)?;
     let input = Input {
         target: Target {
             cwd: query.cwd.to_string(),
@@ -51,6 +51,24 @@ pub fn recall(
         Some(model) => drive(first, model, |state, reply| core.recall_resume(state, reply), |_| {})?,
         None => first.done().expect("an offline recall finishes in one step"),
     })
+}
+
+/// What recall may touch: it reads everything, and writes the recall index (issue 27) in each
+/// memory directory it searches that exists already. It creates none.
+fn index_grant(ctx: &Context, query: &Query<'_>) -> Result<memdir_harness::ConfinedFs, Failure> {
+    let dirs = match &query.memory_dir {
+        Some(dir) => vec![dir.clone()],
+        None => {
+            let location = ctx.core(whole_tree()?)?.locate(query.cwd, ctx.env())?;
+            let shared = memdir_core::scope::shared(&location).into_iter().map(|s| s.dir);
+            std::iter::once(location.memory_dir).chain(shared).collect()
+        }
+    };
+    let mut fs = whole_tree()?;
+    for dir in dirs.iter().filter(|d| std::path::Path::new(d).is_dir()) {
+        fs = fs.grant_write(dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
+    }
+    Ok(fs)
 }
 
 /// The model recall uses: `--llm`, else `$MEMDIR_LLM`, else none (the offline selector).

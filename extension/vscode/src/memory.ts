@@ -134,6 +134,20 @@ export class Workspace {
     return { target: this.target(), dir, grant };
   }
 
+  /**
+   * What recall may touch: everything to read, and the recall index (issue 27) to write in each
+   * memory directory it searches that exists already, in a trusted workspace.
+   */
+  private indexGrant(): ConfinedFs {
+    const grant = readEverything();
+    if (!vscode.workspace.isTrusted) return grant;
+    const location = this.location();
+    for (const dir of [location.memoryDir, location.userMemoryDir, location.group?.dir]) {
+      if (dir && fs.existsSync(dir)) grant.grantWrite(dir);
+    }
+    return grant;
+  }
+
   /** Every memory, newest first; none when the directory does not exist yet. */
   memories(): Memory[] {
     const dir = this.location().memoryDir;
@@ -350,7 +364,7 @@ export class Workspace {
         modelMs += performance.now() - asked;
       }
     };
-    const result = await this.core.recall(readEverything(), input, timed);
+    const result = await this.core.recall(this.indexGrant(), input, timed);
     const ms = (n: number) => n.toFixed(1);
     this.log.info(`memdir: recall took ${ms(performance.now() - started)} ms, of which the model ${ms(modelMs)} ms`);
     session.json = result.session;

@@ -4,6 +4,7 @@
 //! A benchmark, not a test: nothing here asserts a time.
 
 mod hooks;
+mod scale;
 mod selector;
 
 use crate::{Context, Failure, Outcome};
@@ -53,6 +54,11 @@ pub struct Args {
     /// beside `memdir manifest`, and what the hook injects on the labelled set (issue 26).
     #[arg(long)]
     pub hooks: bool,
+    /// Time recall over every memory instead: whole `memdir recall` processes over this many
+    /// generated memories and one older than all of them, the first building the recall index
+    /// (issue 27).
+    #[arg(long, value_name = "COUNT")]
+    pub recall_scale: Option<usize>,
     /// Print each labelled request's expected and selected memories.
     #[arg(long)]
     pub verbose: bool,
@@ -229,6 +235,9 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
     }
     if args.hooks {
         return hooks::run(ctx, &args, out);
+    }
+    if let Some(count) = args.recall_scale {
+        return scale::run(count, out);
     }
     if args.selector {
         return selector::run(ctx, &args.set, args.shortlist, args.verbose, out, err);
