@@ -477,6 +477,12 @@ fn the_recall_index_follows_files_other_tools_change() {
     let dir = tmp.path();
     memory(dir, "reference_grafana.md", "latency dashboards live in grafana", "Grafana.");
     memory(dir, "reference_kafka.md", "the kafka brokers run in the eu cluster", "Kafka.");
+    // Written an hour ago, so the index keeps them (it leaves out files changed in the last
+    // two seconds).
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for file in ["reference_grafana.md", "reference_kafka.md"] {
+        std::fs::File::options().write(true).open(dir.join(file)).unwrap().set_modified(hour_ago).unwrap();
+    }
     let selected = |query: &str| {
         let r = recall_json(
             &["recall", query, "--memory-dir", dir.to_str().unwrap(), "--json"],
@@ -487,7 +493,9 @@ fn the_recall_index_follows_files_other_tools_change() {
         attachments.map(|a| a["path"].as_str().unwrap().to_string()).collect::<Vec<_>>()
     };
     assert_eq!(selected("where do the kafka brokers run?"), ["reference_kafka.md"]);
-    assert!(dir.join(".memdir.index").is_file(), "the first recall writes the index");
+    let index =
+        std::fs::read_to_string(dir.join(".memdir.index")).expect("the first recall writes the index");
+    assert!(index.contains("reference_kafka.md"), "{index}");
     // Edited in place by another tool: new words, a later mtime.
     memory(dir, "reference_kafka.md", "the redpanda brokers replaced kafka in the us cluster", "Redpanda.");
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
@@ -503,4 +511,30 @@ fn the_recall_index_follows_files_other_tools_change() {
     assert_eq!(selected("which sentry project gets the errors?"), ["reference_sentry.md"]);
     std::fs::remove_file(dir.join("reference_sentry.md")).unwrap();
     assert!(selected("which sentry project gets the errors?").is_empty());
+}
+
+/// Issue 27, item 3: a link planted where the recall index goes is neither read nor written
+/// through, so recall (which may write there) cannot overwrite the memory it points to.
+#[cfg(unix)]
+#[test]
+fn a_link_in_place_of_the_recall_index_is_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    memory(dir, "reference_grafana.md", "latency dashboards live in grafana", "Grafana.");
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(dir.join("reference_grafana.md"))
+        .unwrap()
+        .set_modified(hour_ago)
+        .unwrap();
+    let before = std::fs::read(dir.join("reference_grafana.md")).unwrap();
+    std::os::unix::fs::symlink("reference_grafana.md", dir.join(".memdir.index")).unwrap();
+    let r = recall_json(
+        &["recall", "where do the latency dashboards live?", "--memory-dir", dir.to_str().unwrap(), "--json"],
+        &[("HOME", "/nonexistent")],
+    );
+    assert_eq!(r["selected"], serde_json::json!(["reference_grafana.md"]));
+    assert_eq!(std::fs::read(dir.join("reference_grafana.md")).unwrap(), before, "the memory is untouched");
+    assert!(std::fs::symlink_metadata(dir.join(".memdir.index")).unwrap().file_type().is_symlink());
 }

@@ -95,7 +95,7 @@ pub fn scan(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
 pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Result<ScanReport> {
     let dir = trim_dir(dir);
     let mut report = ScanReport::default();
-    let mut candidates = walk(fs, dir, &mut report.skipped)?;
+    let (mut candidates, _) = walk(fs, dir, &mut report.skipped)?;
     report.found = candidates.len();
     candidates.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.rel.cmp(&b.rel)));
     candidates.truncate(limit);
@@ -156,22 +156,28 @@ struct IndexCache {
 }
 
 const INDEX_CACHE_VERSION: u32 = 2;
+/// A file changed this recently is not kept in the index: filesystems with a coarse clock
+/// (FAT, SMB, HFS+) could see a same-size edit within it keep its time.
+const RACY_MS: i64 = 2_000;
 
 /// Every memory of `dir`, not only the newest [`MAX_FILES`], for recall to search (issue 27,
 /// item 3). The listings are read every time, so files written by other tools (the terminal
 /// agent, an editor, a git pull) are seen at once; a file's head is read only when the index
-/// has no entry for its size and modification time. The index is rewritten, whole and by
-/// rename, when anything changed; a host that grants no write here simply gets no index. The
+/// has no entry for its size and modification time. The index is rewritten whole when anything
+/// it keeps changed; a host that grants no write here simply gets no index. The
 /// headers carry what recall reads: no links and, from the index, no diagnostics.
 pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
     let dir = trim_dir(dir);
     let mut report = ScanReport::default();
-    let candidates = walk(fs, dir, &mut report.skipped)?;
+    let (candidates, index_kind) = walk(fs, dir, &mut report.skipped)?;
     report.found = candidates.len();
     let path = join(dir, INDEX_CACHE);
-    let mut cached = fs
-        .read_file(&path, MAX_INDEX_CACHE_BYTES)
-        .ok()
+    // Only a plain file is the index: a link planted in its place would have recall read, and
+    // then overwrite, whatever it points to (a memory, MEMORY.md).
+    let usable = matches!(index_kind, None | Some(EntryKind::File));
+    let mut cached = usable
+        .then(|| fs.read_file(&path, MAX_INDEX_CACHE_BYTES).ok())
+        .flatten()
         .and_then(|bytes| serde_json::from_slice::<IndexCache>(&bytes).ok())
         .filter(|index| index.version == INDEX_CACHE_VERSION)
         .map(|index| index.entries)
@@ -180,28 +186,37 @@ pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
     for candidate in &candidates {
         let hit = candidate.size.and_then(|size| {
             let entry = cached.remove(&candidate.rel)?;
-            // No more than a head holds: a planted entry cannot pass off a longer header.
+            // No more than a head can decode to (an invalid byte becomes three): a planted entry
+            // cannot pass off a longer header. An entry whose file changed while it was read
+            // (`r` is not `m`) never matches.
             let fits = entry.name.iter().chain(&entry.description).map(String::len).sum::<usize>()
-                <= HEAD_BYTES as usize;
-            (entry.size == size && entry.mtime_ms == candidate.mtime_ms && fits).then_some(entry)
+                <= 3 * HEAD_BYTES as usize;
+            let same =
+                entry.size == size && entry.mtime_ms == candidate.mtime_ms && entry.read_ms == entry.mtime_ms;
+            (same && fits).then_some(entry)
         });
         // The index says what a file holds, never where it is: the path is the listing's.
         let hit = hit.map(|entry| entry.header(candidate.rel.clone()));
         let header = match hit {
             Some(header) => header,
             None => {
-                changed = true;
+                // Only what the index can keep makes it worth writing again: a link or an
+                // unreadable file is read every time without rewriting the index each time.
+                changed |= candidate.size.is_some();
                 read_header(fs, candidate)
             }
         };
         report.headers.push(header);
     }
-    if changed || !cached.is_empty() {
-        // A link (no size) and a file that could not be read are read again next time.
+    if usable && (changed || !cached.is_empty()) {
+        // A link (no size), a file that could not be read, and one changed in the last
+        // [`RACY_MS`] (a same-size edit within the clock's grain would go unseen) are read
+        // again next time.
+        let settled = |c: &&Candidate| c.mtime_ms <= now_ms - RACY_MS;
         let entries = candidates
             .iter()
             .zip(&report.headers)
-            .filter(|(_, h)| !h.diagnostics.iter().any(|d| d.starts_with("could not be read")))
+            .filter(|(c, h)| settled(c) && !h.diagnostics.iter().any(|d| d.starts_with("could not be read")))
             .filter_map(|(c, h)| {
                 let entry = Cached {
                     size: c.size?,
@@ -215,9 +230,10 @@ pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
             })
             .collect();
         let index = IndexCache { version: INDEX_CACHE_VERSION, entries };
+        // `write_file` replaces the file whole (the host writes a temporary file and renames
+        // it), so a crash leaves the old index or the new one.
         if let Ok(bytes) = serde_json::to_vec(&index) {
-            let temp = join(dir, &format!("{INDEX_CACHE}.new"));
-            let _ = fs.write_file(&temp, &bytes).and_then(|()| fs.rename(&temp, &path));
+            let _ = fs.write_file(&path, &bytes);
         }
     }
     // Recall reads no links, so they stay unresolved: at 10,000 memories that is a tenth of
@@ -239,9 +255,11 @@ fn finish(headers: &mut [MemoryHeader], now_ms: i64) {
     resolve_links(headers);
 }
 
-/// Every memory file under `dir` from its listings alone, with what was passed over.
-fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<Vec<Candidate>> {
+/// Every memory file under `dir` from its listings alone, with what was passed over; and what
+/// kind of entry the recall index's name is at the top, when there is one.
+fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<(Vec<Candidate>, Option<EntryKind>)> {
     let root_real = fs.real_path(dir)?;
+    let mut index_kind = None;
     let mut candidates = Vec::new();
     let mut pending = vec![String::new()];
 
@@ -257,6 +275,9 @@ fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<Vec<Candid
         };
         for entry in entries {
             if entry.name.starts_with('.') {
+                if rel_dir.is_empty() && entry.name == INDEX_CACHE {
+                    index_kind = Some(entry.kind);
+                }
                 continue;
             }
             let rel =
@@ -306,7 +327,7 @@ fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<Vec<Candid
         }
     }
 
-    Ok(candidates)
+    Ok((candidates, index_kind))
 }
 
 /// Points each link at the memory it names (by `name:`, else by file stem; the newest when

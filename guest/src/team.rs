@@ -68,7 +68,8 @@ const LOCAL_ONLY: &[&str] = &[
     "/.pending/",
     "/.paused",
     "/.memdir.index",
-    "/.memdir.index.new",
+    // A host's temporary file for a write in flight (recall writes its index unlocked).
+    "/.memdir-tmp-*",
     "/logs/",
 ];
 /// What stays on this machine in the private directory besides [`LOCAL_ONLY`]: `team/` (its
