@@ -33,6 +33,14 @@ fn memory(dir: &Path, name: &str, description: &str, body: &str) {
     .unwrap();
 }
 
+/// Sets a file's modification time `secs` seconds from now (negative: in the past).
+fn touch(path: &Path, secs: i64) {
+    let now = std::time::SystemTime::now();
+    let delta = std::time::Duration::from_secs(secs.unsigned_abs());
+    let when = if secs < 0 { now - delta } else { now + delta };
+    std::fs::File::options().write(true).open(path).unwrap().set_modified(when).unwrap();
+}
+
 #[test]
 fn a_session_stops_at_60_kb_and_resumes_after_compaction_on_both_backends() {
     for backend in ["component", "native"] {
@@ -479,9 +487,8 @@ fn the_recall_index_follows_files_other_tools_change() {
     memory(dir, "reference_kafka.md", "the kafka brokers run in the eu cluster", "Kafka.");
     // Written an hour ago, so the index keeps them (it leaves out files changed in the last
     // two seconds).
-    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     for file in ["reference_grafana.md", "reference_kafka.md"] {
-        std::fs::File::options().write(true).open(dir.join(file)).unwrap().set_modified(hour_ago).unwrap();
+        touch(&dir.join(file), -3600);
     }
     let selected = |query: &str| {
         let r = recall_json(
@@ -498,13 +505,7 @@ fn the_recall_index_follows_files_other_tools_change() {
     assert!(index.contains("reference_kafka.md"), "{index}");
     // Edited in place by another tool: new words, a later mtime.
     memory(dir, "reference_kafka.md", "the redpanda brokers replaced kafka in the us cluster", "Redpanda.");
-    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
-    std::fs::File::options()
-        .write(true)
-        .open(dir.join("reference_kafka.md"))
-        .unwrap()
-        .set_modified(later)
-        .unwrap();
+    touch(&dir.join("reference_kafka.md"), 5);
     assert_eq!(selected("where do the redpanda brokers run?"), ["reference_kafka.md"]);
     // Added, and removed.
     memory(dir, "reference_sentry.md", "errors are reported to sentry under the shop project", "Sentry.");
@@ -521,13 +522,7 @@ fn a_link_in_place_of_the_recall_index_is_left_alone() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     memory(dir, "reference_grafana.md", "latency dashboards live in grafana", "Grafana.");
-    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    std::fs::File::options()
-        .write(true)
-        .open(dir.join("reference_grafana.md"))
-        .unwrap()
-        .set_modified(hour_ago)
-        .unwrap();
+    touch(&dir.join("reference_grafana.md"), -3600);
     let before = std::fs::read(dir.join("reference_grafana.md")).unwrap();
     std::os::unix::fs::symlink("reference_grafana.md", dir.join(".memdir.index")).unwrap();
     let r = recall_json(

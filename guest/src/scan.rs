@@ -238,21 +238,23 @@ pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
     }
     // Recall reads no links, so they stay unresolved: at 10,000 memories that is a tenth of
     // the time.
-    for header in report.headers.iter_mut() {
-        header.freshness = Freshness::of(now_ms, header.mtime_ms, header.memory_type);
-    }
-    report.headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+    date_and_order(&mut report.headers, now_ms);
     Ok(report)
 }
 
 /// Freshness as of `now_ms`, newest first, links resolved.
 fn finish(headers: &mut [MemoryHeader], now_ms: i64) {
+    date_and_order(headers, now_ms);
+    resolve_links(headers);
+}
+
+/// Freshness as of `now_ms`, newest first.
+fn date_and_order(headers: &mut [MemoryHeader], now_ms: i64) {
     for header in headers.iter_mut() {
         header.freshness = Freshness::of(now_ms, header.mtime_ms, header.memory_type);
     }
     // A file may have changed between the listing and the read: order by what was read.
     headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
-    resolve_links(headers);
 }
 
 /// Every memory file under `dir` from its listings alone, with what was passed over; and what
