@@ -331,6 +331,7 @@ fn recall_with_model(dir: &str, query: &str) -> recall::Input {
         now_ms: 1_767_225_600_000,
         session: String::new(),
         offline: false,
+        embeddings: None,
     }
 }
 
@@ -371,6 +372,41 @@ fn selection_replies_pick_only_offered_memories_and_keep_the_wrapper_whole() {
             assert_eq!(a.text.matches("<system-reminder>").count(), 1, "{:?}", a.text);
         }
     });
+}
+
+#[test]
+fn hostile_vectors_leave_recall_to_words_and_never_reach_the_cache() {
+    // Issue 27, item 2: an embeddings model's reply is input like a model's text.
+    let number = prop_oneof![Just(f32::NAN), Just(f32::INFINITY), Just(0.0f32), Just(f32::MAX), -1.0f32..1.0];
+    let vectors = prop::collection::vec(prop::collection::vec(number, 0..5), 0..5);
+    let mut runner = TestRunner::new(config());
+    runner
+        .run(&vectors, |vectors| {
+            let (_tmp, dir, fs) = memories(&["a".into(), "b".into()]);
+            let input = recall::Input {
+                offline: true,
+                embeddings: Some("m".into()),
+                ..recall_with_model(&dir, "how do we write tests here")
+            };
+            let Step::Embed(call) = recall::start(&fs, &input).unwrap() else { panic!("no embed step") };
+            assert_eq!(call.texts.len(), 3, "the request and each memory");
+            let width = vectors.first().map_or(0, Vec::len);
+            let usable = vectors.len() == 3
+                && width > 0
+                && vectors.iter().all(|v| v.len() == width && v.iter().all(|x| x.is_finite()))
+                && vectors.iter().all(|v| v.iter().any(|x| *x != 0.0));
+            let Step::Done(result) =
+                recall::resume(&fs, &call.state, Reply::Vectors(vectors.clone())).unwrap()
+            else {
+                panic!("every text was answered: {vectors:?}")
+            };
+            let cached = Path::new(&dir).join(".memdir.embeddings").exists();
+            let fell_back = result.diagnostics.iter().any(|d| d.contains("recalled by words alone"));
+            assert_eq!(cached, usable, "{vectors:?}: {result:?}");
+            assert_eq!(fell_back, !usable, "{vectors:?}: {result:?}");
+            Ok(())
+        })
+        .unwrap();
 }
 
 /// Text made of the wrapper's own tags, in the spellings a model would still read as tags.
@@ -439,7 +475,7 @@ fn no_path_name_description_or_body_opens_or_closes_the_wrapper() {
         let input = recall_with_model(&d, "how do we deploy this service on fridays");
         let call = match recall::start(&fs, &input).unwrap() {
             Step::Ask(call) => call,
-            Step::Done(result) => panic!("no model call for {paths:?}: {result:?}"),
+            other => panic!("no model call for {paths:?}: {other:?}"),
         };
         let reply = serde_json::json!({ "selected_memories": paths }).to_string();
         let Step::Done(result) = recall::resume(&fs, &call.state, Reply::Text(reply)).unwrap() else {

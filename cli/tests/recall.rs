@@ -533,3 +533,100 @@ fn a_link_in_place_of_the_recall_index_is_left_alone() {
     assert_eq!(std::fs::read(dir.join("reference_grafana.md")).unwrap(), before, "the memory is untouched");
     assert!(std::fs::symlink_metadata(dir.join(".memdir.index")).unwrap().file_type().is_symlink());
 }
+
+/// An OpenAI-compatible `/v1/embeddings` reply with these vectors.
+fn embeddings_reply(vectors: &[&[f32]]) -> Reply {
+    let data: Vec<Value> = vectors
+        .iter()
+        .enumerate()
+        .map(|(i, v)| json!({"object": "embedding", "index": i, "embedding": v}))
+        .collect();
+    (200, vec![], Some(json!({"object": "list", "data": data}).to_string()))
+}
+
+#[test]
+fn an_embeddings_endpoint_finds_by_meaning_caches_by_content_and_never_decides_alone() {
+    // Issue 27, item 2: the request shares no word with the memory it needs.
+    let query = "the bedroom is still cold in the morning";
+    let heating: &[f32] = &[0.9, 0.1, 0.0, 0.0];
+    for backend in ["component", "native"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("mem");
+        std::fs::create_dir(&dir).unwrap();
+        memory(&dir, "heating.md", "Thermostat schedules live in Home Assistant", "Edit the automation.\n");
+        memory(&dir, "pnpm.md", "Use pnpm, never npm", "pnpm everywhere.\n");
+        memory(&dir, "deploy.md", "Deploys go through the release train", "Fridays only.\n");
+        for (name, age) in [("heating.md", -300), ("pnpm.md", -400), ("deploy.md", -500)] {
+            touch(&dir.join(name), age);
+        }
+        let (base, seen) = stub(vec![
+            // The request, then each memory newest first.
+            embeddings_reply(&[&[1.0, 0.0, 0.0, 0.0], heating, &[0.0, 1.0, 0.0, 0.0], &[0.0, 0.0, 1.0, 0.0]]),
+            // Then only the request: the memories' vectors are cached.
+            embeddings_reply(&[&[1.0, 0.0, 0.0, 0.0]]),
+            (500, vec![], Some(json!({"error": {"message": "out of memory"}}).to_string())),
+        ]);
+        let base_v1 = format!("{base}/v1");
+        let env = [
+            ("HOME", "/nonexistent"),
+            ("MEMDIR_EMBEDDINGS_BASE_URL", base_v1.as_str()),
+            ("MEMDIR_LLM_RETRIES", "0"),
+        ];
+        let dir = dir.to_str().unwrap();
+        let recall = || {
+            let args = ["--backend", backend, "recall", query, "--memory-dir", dir, "--json"];
+            recall_json(&[&args[..], &["--embeddings", "openai:nomic-embed-text"]].concat(), &env)
+        };
+        let first = recall();
+        assert_eq!(first["selected"], json!(["heating.md"]), "{backend}: {first}");
+        assert_eq!(first["attachments"][0]["whole"], true);
+        let second = recall();
+        assert_eq!(second["selected"], json!(["heating.md"]), "{backend}: {second}");
+        let third = recall();
+        assert_eq!(third["selected"], json!([]), "{backend}: words alone find nothing here: {third}");
+        let why = third["diagnostics"][0].as_str().unwrap();
+        assert!(why.contains("out of memory") && why.contains("recalled by words alone"), "{why}");
+
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 3, "{backend}");
+        assert_eq!(seen[0].path, "/v1/embeddings");
+        assert_eq!(seen[0].header("authorization"), None, "a local server needs no key");
+        assert_eq!(seen[0].body["model"], "nomic-embed-text");
+        let input = seen[0].body["input"].as_array().unwrap();
+        assert_eq!(input[0], query);
+        assert_eq!(input[1], "heating.md: Thermostat schedules live in Home Assistant");
+        assert_eq!(seen[1].body["input"], json!([query]), "{backend}: cached by content");
+        assert!(Path::new(dir).join(".memdir.embeddings").is_file());
+    }
+}
+
+#[test]
+fn hostile_vectors_leave_recall_to_words_and_cache_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = demo_dir(tmp.path());
+    for (reply, expect) in [
+        (embeddings_reply(&[&[1.0, 0.0]]), "1 vectors for 3 texts"),
+        (embeddings_reply(&[&[1.0, 0.0], &[1.0, 0.0, 0.0], &[0.0, 1.0]]), "dimensions"),
+        (embeddings_reply(&[&[0.0, 0.0], &[1.0, 0.0], &[0.0, 1.0]]), "all zeros"),
+        ((200, vec![], Some("{\"data\": 7}".into())), "no `data` list"),
+    ] {
+        let (base, _) = stub(vec![reply]);
+        let env = [("HOME", "/nonexistent"), ("MEMDIR_EMBEDDINGS_BASE_URL", base.as_str())];
+        let r = recall_json(
+            &[
+                "recall",
+                "which dashboards show API latency",
+                "--memory-dir",
+                &dir,
+                "--json",
+                "--embeddings",
+                "openai:m",
+            ],
+            &env,
+        );
+        let why = r["diagnostics"][0].as_str().unwrap_or_default();
+        assert!(why.contains(expect) && why.contains("by words alone"), "{expect}: {r}");
+        assert_eq!(r["selected"], json!(["reference_grafana.md"]), "words still recall: {r}");
+        assert!(!Path::new(&dir).join(".memdir.embeddings").exists(), "{expect}");
+    }
+}

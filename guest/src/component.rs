@@ -453,6 +453,7 @@ fn core_reply(r: ex::model::ModelReply) -> Reply {
     match r {
         ex::model::ModelReply::Text(text) => Reply::Text(text),
         ex::model::ModelReply::Failed(why) => Reply::Failed(why),
+        ex::model::ModelReply::Vectors(vectors) => Reply::Vectors(vectors),
     }
 }
 
@@ -485,6 +486,7 @@ impl ex::recall::Guest for Component {
             now_ms: input.now_ms,
             session: input.session,
             offline: input.offline,
+            embeddings: input.embeddings,
         };
         recall::start(&HostFs, &input).map(wit_recall_step).map_err(wit_error)
     }
@@ -498,6 +500,13 @@ fn wit_recall_step(step: Step<recall::RecallResult>) -> ex::recall::RecallStep {
     use ex::recall::SkipReason as W;
     let r = match step {
         Step::Ask(call) => return ex::recall::RecallStep::Ask(wit_call(call)),
+        Step::Embed(c) => {
+            return ex::recall::RecallStep::Embed(ex::model::EmbedCall {
+                texts: c.texts,
+                state: c.state,
+                call: c.call,
+            });
+        }
         Step::Done(r) => r,
     };
     ex::recall::RecallStep::Done(ex::recall::RecallResult {
@@ -777,6 +786,7 @@ fn wit_extract_step(step: Step<extract::ExtractResult>) -> ex::extract::ExtractS
     use ex::extract::SkipReason as W;
     let r = match step {
         Step::Ask(call) => return ex::extract::ExtractStep::Ask(wit_call(call)),
+        Step::Embed(_) => unreachable!("only recall asks for vectors"),
         Step::Done(r) => r,
     };
     ex::extract::ExtractStep::Done(ex::extract::ExtractResult {
@@ -824,6 +834,7 @@ impl ex::dream::Guest for Component {
 fn wit_dream_step(step: Step<dream::DreamResult>) -> ex::dream::DreamStep {
     match step {
         Step::Ask(call) => ex::dream::DreamStep::Ask(wit_call(call)),
+        Step::Embed(_) => unreachable!("only recall asks for vectors"),
         Step::Done(r) => ex::dream::DreamStep::Done(ex::dream::DreamResult {
             chunks: r.chunks,
             committed: r.committed,

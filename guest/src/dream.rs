@@ -92,8 +92,8 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<DreamResult
         state.result.diagnostics.push(PAUSED.into());
         return Ok(Step::Done(state.result));
     }
-    match reply {
-        Reply::Text(reply) => {
+    match reply.into_text() {
+        Ok(reply) => {
             let landing = Landing {
                 memory_dir: &state.memory_dir,
                 now_ms: state.now_ms,
@@ -108,7 +108,7 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<DreamResult
             dailylog::commit(fs, &state.memory_dir, &chunk.logs)?;
             state.result.committed += 1;
         }
-        Reply::Failed(why) => state
+        Err(why) => state
             .result
             .diagnostics
             .push(format!("chunk {}: {why}; it will be retried next time", state.next + 1)),

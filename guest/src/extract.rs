@@ -250,9 +250,9 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<ExtractResu
     let round_number = if state.read.is_none() { 1 } else { 2 };
     let (read, mut diagnostics) = state.read.take().unwrap_or_default();
     let mut result = ExtractResult { cursor: state.cursor, read, ..ExtractResult::default() };
-    let reply = match reply {
-        Reply::Text(reply) => reply,
-        Reply::Failed(why) => {
+    let reply = match reply.into_text() {
+        Ok(reply) => reply,
+        Err(why) => {
             diagnostics.push(format!("round {round_number}: {why}; nothing changed"));
             result.diagnostics = diagnostics;
             store_cursor(fs, &state.memory_dir, state.conversation_id.as_deref(), state.cursor)?;

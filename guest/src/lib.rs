@@ -34,6 +34,7 @@ pub mod conflict;
 pub mod dailylog;
 pub mod dates;
 pub mod dream;
+pub mod embeddings;
 pub mod error;
 pub mod evidence;
 pub mod extract;

@@ -53,14 +53,40 @@ pub struct ModelCall {
     pub calls: u32,
 }
 
+/// One `embed` step (issue 27): texts for the host's embeddings model, and the state to resume
+/// with. The host answers with [`Reply::Vectors`], one per text in order, or [`Reply::Failed`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EmbedCall {
+    /// What to embed.
+    pub texts: Vec<String>,
+    /// The workflow's state, opaque to the host.
+    pub state: String,
+    /// This call's number within the workflow, from 1.
+    pub call: u32,
+}
+
 /// What became of a model call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
 pub enum Reply {
     /// The model's reply text.
     Text(String),
     /// The call failed; the message says why.
     Failed(String),
+    /// An embeddings model's vectors, one per text of an [`EmbedCall`], in its order.
+    Vectors(Vec<Vec<f32>>),
+}
+
+impl Reply {
+    /// The reply's text, or why there is none: a failure, or vectors where text was asked
+    /// (a host answering the wrong step is treated as a failed call, not trusted).
+    pub fn into_text(self) -> Result<String, String> {
+        match self {
+            Reply::Text(text) => Ok(text),
+            Reply::Failed(why) => Err(why),
+            Reply::Vectors(_) => Err("the host answered with vectors where text was asked".into()),
+        }
+    }
 }
 
 /// One step of a workflow.
@@ -69,6 +95,8 @@ pub enum Reply {
 pub enum Step<T> {
     /// Ask the model, then resume.
     Ask(ModelCall),
+    /// Ask the embeddings model, then resume (only a recall given `embeddings` asks).
+    Embed(EmbedCall),
     /// Finished.
     Done(T),
 }
@@ -78,7 +106,7 @@ impl<T> Step<T> {
     pub fn done(self) -> Option<T> {
         match self {
             Step::Done(result) => Some(result),
-            Step::Ask(_) => None,
+            Step::Ask(_) | Step::Embed(_) => None,
         }
     }
 }

@@ -5,12 +5,13 @@
 //! reply — or the failure — and finishes.
 
 use crate::budget::{self, Session};
+use crate::embeddings::{self, Next, Progress};
 use crate::error::{Error, Result};
 use crate::evidence;
 use crate::freshness::Freshness;
 use crate::fs::{Fs, join};
 pub use crate::model::ModelRequest;
-use crate::model::{self, Reply, Step, Tier};
+use crate::model::{self, EmbedCall, Reply, Step, Tier};
 use crate::scan::{self, MemoryHeader};
 use crate::scope::{self, Scope, Shared};
 use crate::target::Target;
@@ -41,6 +42,11 @@ pub struct Input {
     pub session: String,
     /// Rank with the offline selector instead of asking a model (R7.7).
     pub offline: bool,
+    /// The user's embeddings model, named as its vectors should be cached (issue 27, item 2):
+    /// with it, offline recall asks for vectors (an `embed` step) and ranks by meaning beside
+    /// BM25. `None` when the host has no embeddings model.
+    #[serde(default)]
+    pub embeddings: Option<String>,
 }
 
 /// What a recall produced, and the session to keep.
@@ -84,8 +90,28 @@ struct State {
     notes: Vec<String>,
 }
 
-/// Starts a recall turn: skip, rank offline, or ask the model to select.
+/// Starts a recall turn: skip, rank offline (asking for vectors first when the host has an
+/// embeddings model), or ask the model to select.
 pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
+    start_with(fs, input, Progress::default())
+}
+
+/// What a recall waiting for vectors keeps: the recall, started again with each reply.
+#[derive(Serialize, Deserialize)]
+struct EmbedState {
+    recall: Input,
+    embedding: Progress,
+}
+
+/// What `resume` may be handed back: a selection's state or an embedding's.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Resumed {
+    Embedding(EmbedState),
+    Selection(State),
+}
+
+fn start_with(fs: &dyn Fs, input: &Input, mut embedding: Progress) -> Result<Step<RecallResult>> {
     let mut session = Session::from_json(&input.session).map_err(Error::InvalidInput)?;
     let resolved = input.target.resolve(fs)?;
     // A memory directory named outright is recalled alone (a demo, a bench, a test).
@@ -109,8 +135,28 @@ pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
         Err(e) => return Err(e),
     };
     if input.offline {
-        let mut outcome = offline(fs, &turn, &mut session, &pending);
-        outcome.diagnostics.splice(0..0, pending.notes.iter().cloned());
+        let mut notes = pending.notes.clone();
+        let semantic = match &input.embeddings {
+            None => None,
+            Some(model) => {
+                let dir = &resolved.memory_dir;
+                match embeddings::next(fs, dir, model, &input.query, &pending.candidates, &mut embedding) {
+                    Ok(Next::Ask(texts)) => {
+                        let call = embedding.calls;
+                        let state = EmbedState { recall: input.clone(), embedding };
+                        let state = serde_json::to_string(&state).expect("recall states always serialise");
+                        return Ok(Step::Embed(EmbedCall { texts, state, call }));
+                    }
+                    Ok(Next::Scores(scores)) => Some(scores),
+                    Err(why) => {
+                        notes.push(format!("{why}; recalled by words alone"));
+                        None
+                    }
+                }
+            }
+        };
+        let mut outcome = offline(fs, &turn, &mut session, &pending, semantic.as_deref());
+        outcome.diagnostics.splice(0..0, notes);
         return Ok(Step::Done(finish(outcome, None, selector, &session)));
     }
     // The model sees the offline ranker's shortlist, not every memory (issue 17), and never
@@ -159,7 +205,28 @@ fn bodies(fs: &dyn Fs, memory_dir: &str, candidates: &[MemoryHeader]) -> Vec<Str
 /// Finishes a recall with the model's selection, or with nothing when the call failed.
 pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<RecallResult>> {
     let State { memory_dir, project_root, query, now_ms, mut session, candidates, shared, notes } =
-        model::state("recall", state)?;
+        match model::state("recall", state)? {
+            Resumed::Selection(state) => state,
+            Resumed::Embedding(EmbedState { recall, mut embedding }) => {
+                // Vectors that cannot be used leave recall to words alone, with the reason.
+                let failed = match reply {
+                    Reply::Vectors(vectors) => embedding.receive(vectors).err(),
+                    Reply::Failed(why) => Some(why),
+                    Reply::Text(_) => Some("the host answered with text where vectors were asked".into()),
+                };
+                return match failed {
+                    None => start_with(fs, &recall, embedding),
+                    Some(why) => {
+                        let recall = Input { embeddings: None, ..recall };
+                        let mut step = start(fs, &recall)?;
+                        if let Step::Done(result) = &mut step {
+                            result.diagnostics.insert(0, format!("{why}; recalled by words alone"));
+                        }
+                        Ok(step)
+                    }
+                };
+            }
+        };
     let turn = Turn {
         memory_dir: &memory_dir,
         shared: &shared,
@@ -168,9 +235,9 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<RecallResul
         now_ms,
         ..Turn::default()
     };
-    let mut outcome = match reply {
-        Reply::Text(reply) => complete(fs, &turn, &mut session, &candidates, &reply),
-        Reply::Failed(why) => {
+    let mut outcome = match reply.into_text() {
+        Ok(reply) => complete(fs, &turn, &mut session, &candidates, &reply),
+        Err(why) => {
             Outcome { diagnostics: vec![format!("{why}; nothing recalled this turn")], ..Outcome::default() }
         }
     };
@@ -405,8 +472,17 @@ fn complete(
 /// Finishes a recall with the offline lexical selector instead of a model (R7.7): a strong
 /// match is injected whole, a plausible one as its manifest entry, and nothing when nothing is
 /// plausible (issue 27, item 4).
-fn offline(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, pending: &Pending) -> Outcome {
-    let ranked = select::rank(input.query, &pending.candidates);
+fn offline(
+    fs: &dyn Fs,
+    input: &Turn<'_>,
+    session: &mut Session,
+    pending: &Pending,
+    semantic: Option<&[f32]>,
+) -> Outcome {
+    let ranked = match semantic {
+        Some(cosines) => select::rank_with_meaning(input.query, &pending.candidates, cosines),
+        None => select::rank(input.query, &pending.candidates),
+    };
     let strong = ranked.iter().filter(|(_, c)| *c == select::Confidence::Strong);
     let mut outcome = Outcome { selected: strong.map(|(p, _)| p.clone()).collect(), ..Outcome::default() };
     attach(fs, input, session, &mut outcome);

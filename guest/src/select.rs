@@ -84,6 +84,73 @@ pub fn rank(query: &str, candidates: &[MemoryHeader]) -> Vec<(String, Confidence
         .collect()
 }
 
+/// How offline recall reads cosines from the user's embeddings model (issue 27, item 2). A
+/// cosine means little alone (each model has its own range), so a memory counts by how far it
+/// stands above the directory's typical memory (the median) for this request, and by how close
+/// it comes to the best.
+#[derive(Clone, Copy, Debug)]
+pub struct MeaningCutoff {
+    /// At least this far above the median cosine...
+    pub above_median: f32,
+    /// ...and at most this far below the best one.
+    pub below_best: f32,
+}
+
+/// Injected whole by meaning: only the best match, and only when it stands far above the
+/// rest. Chosen with all-MiniLM-L6-v2 on the labelled set's design half (docs/recall.md):
+/// lower, and requests that need no memory get one.
+pub const MEANING_STRONG: MeaningCutoff = MeaningCutoff { above_median: 0.5, below_best: 0.0 };
+/// Named by its entry by meaning: the best match, standing well above the rest.
+pub const MEANING_PLAUSIBLE: MeaningCutoff = MeaningCutoff { above_median: 0.4, below_best: 0.0 };
+
+/// [`rank`] with a second signal, each candidate's cosine with the request (`cosines`, in the
+/// candidates' order): a memory is strong when either signal finds it strong, plausible when
+/// either finds it plausible. Words first, then meaning, best first within each.
+pub fn rank_with_meaning(
+    query: &str,
+    candidates: &[MemoryHeader],
+    cosines: &[f32],
+) -> Vec<(String, Confidence)> {
+    let lexical = rank(query, candidates);
+    let meaning = |cutoff: MeaningCutoff| by_meaning(cosines, cutoff);
+    let path = |i: usize| candidates[i].path.clone();
+    let of = |confidence| lexical.iter().filter(move |(_, c)| *c == confidence).map(|(p, _)| p.clone());
+    let mut strong: Vec<String> = of(Confidence::Strong).collect();
+    for p in meaning(MEANING_STRONG).into_iter().map(path) {
+        if !strong.contains(&p) {
+            strong.push(p);
+        }
+    }
+    strong.truncate(crate::budget::SELECT_COUNT as usize);
+    let mut plausible: Vec<String> = Vec::new();
+    for p in of(Confidence::Plausible).chain(meaning(MEANING_PLAUSIBLE).into_iter().map(path)) {
+        if !strong.contains(&p) && !plausible.contains(&p) {
+            plausible.push(p);
+        }
+    }
+    plausible.truncate(MENTION_LIMIT);
+    strong
+        .into_iter()
+        .map(|p| (p, Confidence::Strong))
+        .chain(plausible.into_iter().map(|p| (p, Confidence::Plausible)))
+        .collect()
+}
+
+/// The indexes of the candidates whose cosine passes `cutoff`, best first.
+fn by_meaning(cosines: &[f32], cutoff: MeaningCutoff) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..cosines.len()).collect();
+    order.sort_by(|&a, &b| cosines[b].total_cmp(&cosines[a]).then(a.cmp(&b)));
+    let Some(&first) = order.first() else { return Vec::new() };
+    let best = cosines[first];
+    let median = cosines[order[order.len() / 2]];
+    order
+        .into_iter()
+        .take_while(|&i| cosines[i] >= best - cutoff.below_best)
+        .filter(|&i| cosines[i] >= median + cutoff.above_median)
+        .take(crate::budget::SELECT_COUNT as usize)
+        .collect()
+}
+
 /// The indexes of the `scored` candidates `cutoff` keeps, best first.
 fn cut(query: &str, candidates: &[MemoryHeader], scored: &[(f64, usize)], cutoff: Cutoff) -> Vec<usize> {
     let Some(&(best, first)) = scored.first() else { return Vec::new() };

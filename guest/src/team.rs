@@ -54,7 +54,8 @@ const PUSH_TRIES: usize = 3;
 /// A rebase stops once per local commit at most; more stops than this is a loop.
 const MAX_REBASE_STOPS: usize = 100;
 /// Files that stay on the machine: the writers' lock and journal, the trash, the daily logs,
-/// extraction cursors, recall sessions and the recall index (a machine's own), the review queue
+/// extraction cursors, recall sessions, the recall index and the embeddings cache (a machine's
+/// own), the review queue
 /// and a pause (one person's, on one machine: issue 28), and, in the private directory, `team/` (its own
 /// working copy).
 const LOCAL_ONLY: &[&str] = &[
@@ -68,6 +69,7 @@ const LOCAL_ONLY: &[&str] = &[
     "/.pending/",
     "/.paused",
     "/.memdir.index",
+    "/.memdir.embeddings",
     // A host's temporary file for a write in flight (recall writes its index unlocked).
     "/.memdir-tmp-*",
     "/logs/",

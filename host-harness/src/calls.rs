@@ -494,6 +494,7 @@ pub(crate) fn to_val(ty: &Type, v: &Value) -> std::result::Result<Val, String> {
         Type::U32 => Val::U32(u32::try_from(uint()?).map_err(|_| bad())?),
         Type::S64 => Val::S64(int()?),
         Type::U64 => Val::U64(uint()?),
+        Type::Float32 => Val::Float32(v.as_f64().ok_or_else(bad)? as f32),
         Type::String => Val::String(v.as_str().ok_or_else(bad)?.to_string()),
         Type::List(list) => {
             let items = v.as_array().ok_or_else(bad)?;
@@ -589,6 +590,7 @@ fn type_name(ty: &Type) -> &'static str {
         Type::Result(_) => "result",
         Type::S8 | Type::S16 | Type::S32 | Type::S64 => "signed integer",
         Type::U8 | Type::U16 | Type::U32 | Type::U64 => "unsigned integer",
+        Type::Float32 => "number",
         _ => "value of another kind",
     }
 }

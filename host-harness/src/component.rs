@@ -17,7 +17,7 @@ use memdir_core::extract::{self, ExtractResult, OpReport, Role};
 use memdir_core::freshness::Freshness;
 use memdir_core::index::{LoadedIndex, Truncation};
 use memdir_core::instructions::{FileType, InstructionFile, Loaded, Request};
-use memdir_core::model::{ModelCall, ModelRequest, Reply, Step, Tier};
+use memdir_core::model::{EmbedCall, ModelCall, ModelRequest, Reply, Step, Tier};
 use memdir_core::paths::{AgentScope, MemoryGroup, MemoryLocation};
 use memdir_core::pause::Pause;
 use memdir_core::pending::Proposal;
@@ -384,6 +384,7 @@ impl Core for ComponentCore<'_> {
             now_ms: i.now_ms,
             session: i.session.clone(),
             offline: i.offline,
+            embeddings: i.embeddings.clone(),
         };
         let step = self.call("recall.start", |b, s| b.memdir_memory_recall().call_start(s, &input))?;
         step.map(core_recall_step).map_err(core_error)
@@ -752,6 +753,7 @@ fn wit_reply(r: Reply) -> ex::model::ModelReply {
     match r {
         Reply::Text(text) => ex::model::ModelReply::Text(text),
         Reply::Failed(why) => ex::model::ModelReply::Failed(why),
+        Reply::Vectors(vectors) => ex::model::ModelReply::Vectors(vectors),
     }
 }
 
@@ -777,6 +779,9 @@ fn core_recall_step(step: ex::recall::RecallStep) -> Step<RecallResult> {
     use ex::recall::SkipReason as W;
     let r = match step {
         ex::recall::RecallStep::Ask(call) => return Step::Ask(core_call(call)),
+        ex::recall::RecallStep::Embed(c) => {
+            return Step::Embed(EmbedCall { texts: c.texts, state: c.state, call: c.call });
+        }
         ex::recall::RecallStep::Done(r) => r,
     };
     Step::Done(RecallResult {

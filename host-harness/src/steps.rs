@@ -3,7 +3,7 @@
 //! failure means, what to keep, when to stop — the core decides.
 
 use crate::error::Result;
-use crate::llm::Model;
+use crate::llm::{Embedder, Model};
 use memdir_core::model::{ModelCall, Reply, Step};
 
 /// Runs a workflow from its first step to its result. `progress(call)` is told of each model
@@ -33,20 +33,47 @@ use memdir_core::model::{ModelCall, Reply, Step};
 pub fn drive<T>(
     first: Step<T>,
     model: &mut dyn Model,
+    resume: impl FnMut(&str, Reply) -> Result<Step<T>>,
+    progress: impl FnMut(&ModelCall),
+) -> Result<T> {
+    drive_with(first, Some(model), None, resume, progress)
+}
+
+/// [`drive`] for a workflow that may also ask an embeddings model (recall given
+/// `embeddings`), or that has no model at all: a step nobody here can answer is resumed as a
+/// failed call, which the core turns into a diagnostic.
+pub fn drive_with<T>(
+    first: Step<T>,
+    mut model: Option<&mut dyn Model>,
+    mut embedder: Option<&mut dyn Embedder>,
     mut resume: impl FnMut(&str, Reply) -> Result<Step<T>>,
     mut progress: impl FnMut(&ModelCall),
 ) -> Result<T> {
     let mut step = first;
     loop {
-        match step {
+        step = match step {
             Step::Done(result) => return Ok(result),
             Step::Ask(call) => {
                 progress(&call);
-                let reply =
-                    model.complete(&call.request).map_or_else(|e| Reply::Failed(e.to_string()), Reply::Text);
-                step = resume(&call.state, reply)?;
+                let reply = match model.as_deref_mut() {
+                    Some(model) => model
+                        .complete(&call.request)
+                        .map_or_else(|e| Reply::Failed(e.to_string()), Reply::Text),
+                    None => Reply::Failed("no model is configured".into()),
+                };
+                resume(&call.state, reply)?
             }
-        }
+            Step::Embed(call) => {
+                let reply = match embedder.as_deref_mut() {
+                    Some(embedder) => {
+                        let failed = |e| Reply::Failed(format!("embeddings: {e}"));
+                        embedder.embed(&call.texts).map_or_else(failed, Reply::Vectors)
+                    }
+                    None => Reply::Failed("no embeddings model is configured".into()),
+                };
+                resume(&call.state, reply)?
+            }
+        };
     }
 }
 

@@ -92,6 +92,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         recent_tools: &[],
         already_read: &[],
         ignore_memory: false,
+        embeddings: Some("off"),
     };
     let report = recall(ctx, &query, String::new(), None)?;
     writeln!(out, "== Recall for {DEMO_REQUEST:?} (selector: {}, R7) ==", report.selector)?;

@@ -267,6 +267,7 @@ fn prompt(
         recent_tools: &[],
         already_read: &[],
         ignore_memory: false,
+        embeddings: None,
     };
     // Prompt time never waits for a model (R14.2): the offline selector.
     let outcome = recall(ctx, &query, session, None)?;

@@ -33,6 +33,10 @@ pub struct Args {
     /// else offline).
     #[arg(long)]
     pub llm: Option<String>,
+    /// The embeddings model offline recall ranks by meaning with: off, openai:MODEL or
+    /// command:CMD (default: $MEMDIR_EMBEDDINGS, else off).
+    #[arg(long, value_name = "SPEC")]
+    pub embeddings: Option<String>,
     /// The user said not to use memory for this request.
     #[arg(long)]
     pub ignore_memory: bool,
@@ -76,6 +80,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         recent_tools: &args.recent_tool,
         already_read: &args.read,
         ignore_memory: args.ignore_memory,
+        embeddings: args.embeddings.as_deref(),
     };
     let label = model.as_ref().map_or_else(|| "offline".to_string(), |m| m.label());
     let outcome = recall(ctx, &query, session, model.as_deref_mut().map(|m| m as &mut dyn llm::Model))?;

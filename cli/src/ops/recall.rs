@@ -5,7 +5,7 @@ use crate::{Context, Failure};
 use memdir_core::recall::{Input, RecallResult};
 use memdir_core::target::Target;
 use memdir_harness::llm;
-use memdir_harness::steps::drive;
+use memdir_harness::steps::drive_with;
 
 /// One recall request, whatever asked for it (this command or `memdir mcp`).
 pub struct Query<'a> {
@@ -21,6 +21,9 @@ pub struct Query<'a> {
     pub already_read: &'a [String],
     /// The user said not to use memory.
     pub ignore_memory: bool,
+    /// The embeddings model (a spec of [`llm::embeddings::from_spec`]); `None` reads
+    /// `$MEMDIR_EMBEDDINGS`, and without it offline recall ranks by words alone.
+    pub embeddings: Option<&'a str>,
 }
 
 /// Runs one recall turn for `query` in `session` (JSON, empty for a new one), with `model` or
@@ -32,6 +35,7 @@ pub fn recall(
     model: Option<&mut dyn llm::Model>,
 ) -> Result<RecallResult, Failure> {
     let mut core = ctx.core(index_grant(ctx, query)?)?;
+    let mut embedder = if model.is_none() { recall_embedder(ctx, query.embeddings)? } else { None };
     let input = Input {
         target: Target {
             cwd: query.cwd.to_string(),
@@ -45,12 +49,18 @@ pub fn recall(
         now_ms: ctx.now_ms(),
         session,
         offline: model.is_none(),
+        embeddings: embedder.as_ref().map(|e| e.label()),
     };
     let first = core.recall_start(&input)?;
-    Ok(match model {
-        Some(model) => drive(first, model, |state, reply| core.recall_resume(state, reply), |_| {})?,
-        None => first.done().expect("an offline recall finishes in one step"),
-    })
+    let resume = |state: &str, reply| core.recall_resume(state, reply);
+    let embedder = embedder.as_deref_mut().map(|e| e as &mut dyn llm::Embedder);
+    Ok(drive_with(first, model, embedder, resume, |_| {})?)
+}
+
+/// The embeddings model offline recall uses: `spec`, else `$MEMDIR_EMBEDDINGS`, else none.
+pub fn recall_embedder(ctx: &Context, spec: Option<&str>) -> Result<Option<Box<dyn llm::Embedder>>, Failure> {
+    let spec = spec.or_else(|| ctx.var("MEMDIR_EMBEDDINGS")).unwrap_or("off");
+    llm::embeddings::from_spec(spec, ctx.env()).map_err(Failure::input)
 }
 
 /// What recall may touch: it reads everything, and writes the recall index (issue 27) in each

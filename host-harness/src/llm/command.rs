@@ -39,6 +39,13 @@ impl Model for Command {
             "max_tokens": request.max_tokens,
             "tier": request.tier.as_str(),
         });
+        self.run(body.to_string())
+    }
+}
+
+impl Command {
+    /// Runs the command once with `input` on its stdin; its stdout is the answer.
+    pub(super) fn run(&self, input: String) -> Result<String, LlmError> {
         // Its own process group: at the deadline the whole group goes, children included.
         let mut process = Process::new("sh");
         process
@@ -51,7 +58,6 @@ impl Model for Command {
         let mut child = process.spawn().map_err(|e| LlmError::Command(format!("{}: {e}", self.command)))?;
         let deadline = Instant::now() + self.limits.timeout;
         let mut stdin = child.stdin.take().expect("piped");
-        let input = body.to_string();
         // Writing and reading on threads: a command that ignores stdin or floods stdout must not
         // block the host, and whoever holds the pipes, nothing is awaited past the deadline.
         std::thread::spawn(move || {

@@ -7,14 +7,18 @@
 //! - `openai:MODEL`: chat completions (`OPENAI_API_KEY`, `OPENAI_BASE_URL`), which llama.cpp,
 //!   Ollama and vLLM servers speak too.
 //!
+//! Embeddings models, for offline recall's sense of meaning, are in [`embeddings`].
+//!
 //! Every adapter is bounded: a timeout per attempt (`MEMDIR_LLM_TIMEOUT_MS`, default 30 s) and,
 //! for HTTP, at most `MEMDIR_LLM_RETRIES` (default 2) retries on 429 and 5xx.
 
 mod anthropic;
 mod command;
+pub mod embeddings;
 mod http;
 mod openai;
 
+pub use embeddings::Embedder;
 use memdir_core::model::ModelRequest;
 use std::time::Duration;
 use thiserror::Error;

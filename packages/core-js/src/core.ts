@@ -34,6 +34,7 @@ export type RecallStep = ReturnType<Root["recall"]["start"]>;
 export type RecallResult = Extract<RecallStep, { tag: "done" }>["val"];
 export type ModelCall = Extract<RecallStep, { tag: "ask" }>["val"];
 export type ModelRequest = ModelCall["request"];
+export type EmbedCall = Extract<RecallStep, { tag: "embed" }>["val"];
 export type ModelReply = Parameters<Root["recall"]["resume"]>[1];
 export type ExtractInput = Parameters<Root["extract"]["start"]>[0];
 export type ExtractStep = ReturnType<Root["extract"]["start"]>;
@@ -62,31 +63,46 @@ export function coreEnv(source: NodeJS.ProcessEnv = process.env): Env {
   return [...env];
 }
 
-/** One step of a workflow: ask the model, or done. */
-export type Step<T> = { tag: "ask"; val: ModelCall } | { tag: "done"; val: T };
+/** One step of a workflow: ask the model, ask the embeddings model (recall only), or done. */
+export type Step<T> = { tag: "ask"; val: ModelCall } | { tag: "embed"; val: EmbedCall } | { tag: "done"; val: T };
+
+/** An embeddings model: one vector per text, in order (an OpenAI-compatible `/v1/embeddings`, say). */
+export type Embed = (texts: string[]) => Promise<number[][]>;
+
+const failure = (e: unknown): ModelReply => ({ tag: "failed", val: e instanceof Error ? e.message : String(e) });
 
 /**
  * The whole loop a host runs over a workflow (recall, extraction, dream): while the core asks,
- * ask the model and resume with its reply, or with its failure — what a failure means is the
- * core's to decide.
+ * ask the model (or, for recall given `embeddings`, the embeddings model) and resume with its
+ * reply, or with its failure — what a failure means is the core's to decide.
  */
 export async function drive<T>(
   first: Step<T>,
   ask: (request: ModelRequest) => Promise<string>,
   resume: (state: string, reply: ModelReply) => Step<T>,
   progress: (call: ModelCall) => void = () => {},
+  embed?: Embed,
 ): Promise<T> {
   let step = first;
-  while (step.tag === "ask") {
-    const call = step.val;
-    progress(call);
+  while (step.tag !== "done") {
     let reply: ModelReply;
-    try {
-      reply = { tag: "text", val: await ask(call.request) };
-    } catch (e) {
-      reply = { tag: "failed", val: e instanceof Error ? e.message : String(e) };
+    if (step.tag === "ask") {
+      progress(step.val);
+      try {
+        reply = { tag: "text", val: await ask(step.val.request) };
+      } catch (e) {
+        reply = failure(e);
+      }
+    } else if (embed) {
+      try {
+        reply = { tag: "vectors", val: (await embed(step.val.texts)).map((v) => Float32Array.from(v)) };
+      } catch (e) {
+        reply = failure(`embeddings: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    } else {
+      reply = failure("no embeddings model is configured");
     }
-    step = resume(call.state, reply);
+    step = resume(step.val.state, reply);
   }
   return step.val;
 }
@@ -361,10 +377,14 @@ export class MemoryCore {
     return this.call("daily-log.append", grant, (r) => r.dailyLog.append(target, text, nowMs, utcOffsetMinutes));
   }
 
-  /** A recall turn (R7): the model selects through `ask`, or the offline selector ranks. */
-  recall(grant: ConfinedFs, input: RecallInput, ask: (request: ModelRequest) => Promise<string>): Promise<RecallResult> {
+  /**
+   * A recall turn (R7): the model selects through `ask`, or the offline selector ranks — by
+   * meaning too when `input.embeddings` names the model `embed` calls (issue 27).
+   */
+  recall(grant: ConfinedFs, input: RecallInput, ask: (request: ModelRequest) => Promise<string>, embed?: Embed): Promise<RecallResult> {
     const first = this.call("recall.start", grant, (r) => r.recall.start(input));
-    return drive(first, ask, (state, reply) => this.call("recall.resume", grant, (r) => r.recall.resume(state, reply)));
+    const resume = (state: string, reply: ModelReply) => this.call("recall.resume", grant, (r) => r.recall.resume(state, reply));
+    return drive(first, ask, resume, () => {}, embed);
   }
 
   /** Writer B over a conversation (R9.2): two model rounds, each operation checked by the core. */

@@ -47,6 +47,10 @@ pub struct Args {
     /// Skip the measurement of recall's choices.
     #[arg(long)]
     pub no_selector: bool,
+    /// Rank the set offline with this embeddings model too (off, openai:MODEL or command:CMD;
+    /// default: $MEMDIR_EMBEDDINGS, else off).
+    #[arg(long, value_name = "SPEC")]
+    pub embeddings: Option<String>,
     /// The shortlist size measured with `--selector`.
     #[arg(long, default_value_t = memdir_core::switches::DEFAULT_RECALL_SHORTLIST)]
     pub shortlist: u32,
@@ -240,7 +244,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         return scale::run(count, out);
     }
     if args.selector {
-        return selector::run(ctx, &args.set, args.shortlist, args.verbose, out, err);
+        return selector::run(ctx, &args, out, err);
     }
     let temp;
     let root = match &args.keep {
@@ -310,7 +314,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
     }
     if !args.no_selector {
         writeln!(out)?;
-        selector::run(ctx, &args.set, args.shortlist, args.verbose, out, err)?;
+        selector::run(ctx, &args, out, err)?;
     }
     Ok(())
 }

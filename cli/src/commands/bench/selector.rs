@@ -10,6 +10,7 @@ use memdir_core::model::Step;
 use memdir_core::recall;
 use memdir_core::target::Target;
 use memdir_harness::ConfinedFs;
+use memdir_harness::steps::drive_with;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -73,16 +74,12 @@ struct Tally {
     model_requests: usize,
 }
 
-/// Runs the benchmark over the set at `path`; `shortlist` is the configured size.
-pub fn run(
-    ctx: &Context,
-    path: &Path,
-    shortlist: u32,
-    verbose: bool,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Outcome {
-    let set = Set::read(path)?;
+/// Runs the benchmark over the set `args.set`, with the shortlist and embeddings model `args`
+/// name.
+pub fn run(ctx: &Context, args: &super::Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    let (shortlist, verbose) = (args.shortlist, args.verbose);
+    let mut embedder = crate::ops::recall::recall_embedder(ctx, args.embeddings.as_deref())?;
+    let set = Set::read(&args.set)?;
     let temp = tempfile::Builder::new().prefix("memdir-bench-selector-").tempdir()?;
     let home = temp.path().join("home");
     std::fs::create_dir_all(&home)?;
@@ -92,7 +89,8 @@ pub fn run(
         write_directory(Path::new(&abs), dir)?;
         dirs.insert(id.clone(), (abs, dir.memories.len()));
     }
-    let mut core = ctx.core(ConfinedFs::new().grant_read(temp.path())?)?;
+    // Writable, so the embeddings are cached once per memory, as in use.
+    let mut core = ctx.core(ConfinedFs::new().grant_write(temp.path())?)?;
     let now_ms = chrono::Utc::now().timestamp_millis();
     let mut by_dir: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut by_lang: BTreeMap<&str, Tally> = BTreeMap::new();
@@ -109,20 +107,25 @@ pub fn run(
                 ("MEMDIR_RECALL_SHORTLIST".to_string(), shortlist.to_string()),
             ]
         };
+        let label = embedder.as_ref().map(|e| e.label());
         let input = |offline: bool, shortlist: u32| recall::Input {
             target: Target { cwd: dir.clone(), env: env(shortlist), memory_dir: Some(dir.clone()) },
             query: request.query.clone(),
             now_ms,
             offline,
+            embeddings: label.clone(),
             ..recall::Input::default()
         };
-        let offline = match core.recall_start(&input(true, shortlist))? {
-            Step::Done(result) => result,
-            Step::Ask(_) => return Err(Failure::input("the offline selector asked a model")),
-        };
+        let first = core.recall_start(&input(true, shortlist))?;
+        let embeddings = embedder.as_deref_mut().map(|e| e as &mut dyn memdir_harness::llm::Embedder);
+        let offline =
+            drive_with(first, None, embeddings, |state, reply| core.recall_resume(state, reply), |_| {})?;
+        if verbose && offline.diagnostics.iter().any(|d| d.contains("by words alone")) {
+            writeln!(err, "    {:?}", offline.diagnostics)?;
+        }
         let asked = |step: Step<recall::RecallResult>| match step {
             Step::Ask(call) => Some(call.request),
-            Step::Done(_) => None,
+            Step::Embed(_) | Step::Done(_) => None,
         };
         let short = asked(core.recall_start(&input(false, shortlist))?);
         let full = asked(core.recall_start(&input(false, 0))?);
@@ -176,8 +179,9 @@ pub fn run(
     }
     writeln!(
         out,
-        "Offline selector and model shortlist ({shortlist}) on {} ({} requests)\n",
-        path.file_name().unwrap_or_default().to_string_lossy(),
+        "Offline selector{} and model shortlist ({shortlist}) on {} ({} requests)\n",
+        embedder.as_ref().map_or(String::new(), |e| format!(" with embeddings `{}`", e.label())),
+        args.set.file_name().unwrap_or_default().to_string_lossy(),
         all.requests
     )?;
     writeln!(

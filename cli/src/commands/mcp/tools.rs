@@ -588,6 +588,7 @@ fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<Answer, Failure>
         recent_tools: &args.recent_tools,
         already_read: &args.already_read,
         ignore_memory: false,
+        embeddings: None,
     };
     let session = std::mem::take(&mut memory.session);
     let model = super::model(&mut memory.sampling, &mut memory.model);
