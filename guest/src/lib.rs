@@ -38,6 +38,7 @@ pub mod embeddings;
 pub mod error;
 pub mod evidence;
 pub mod extract;
+pub mod fnv;
 pub mod freshness;
 pub mod frontmatter;
 pub mod fs;

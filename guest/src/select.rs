@@ -4,7 +4,6 @@
 
 use crate::memory_type::MemoryType;
 use crate::scan::MemoryHeader;
-use std::collections::BTreeMap;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -17,6 +16,9 @@ const STOP_WORDS: &[&str] = &[
     "that", "the", "there", "this", "to", "use", "used", "uses", "using", "we", "what", "when", "where",
     "which", "why", "with", "you",
 ];
+
+/// The longest of [`STOP_WORDS`], in bytes: longer words are not looked up.
+const LONGEST_STOP_WORD: usize = 6;
 
 /// How offline recall chooses among scored candidates (issue 17, item 2).
 #[derive(Clone, Copy, Debug)]
@@ -180,16 +182,17 @@ pub fn shortlist(
     if size == 0 || candidates.len() <= size {
         return candidates;
     }
+    let terms = Terms::of(query);
     let docs = candidates
         .iter()
         .zip(bodies.iter().map(String::as_str).chain(std::iter::repeat("")))
         .map(|(header, body)| {
-            let mut doc = document(header);
-            doc.extend(tokens(body));
-            doc
+            let mut counts = terms.count(&document(header));
+            counts.add(&terms, body);
+            counts
         })
         .collect();
-    let scored = scores_of(query, docs);
+    let scored = scores_of(&terms, docs);
     // Then the rest by kind: who the user is and how they want work done apply to most
     // requests whatever their words; then project state, then references. Newest first.
     let kind = |i: &usize| match candidates[*i].memory_type {
@@ -214,40 +217,106 @@ pub fn shortlist(
 /// BM25 scores of the candidates that share a term with `query`, best first (ties keep the
 /// candidates' order), each with the candidate's index.
 fn scores(query: &str, candidates: &[MemoryHeader]) -> Vec<(f64, usize)> {
-    scores_of(query, candidates.iter().map(document).collect())
+    let terms = Terms::of(query);
+    scores_of(&terms, candidates.iter().map(|c| terms.count(&document(c))).collect())
 }
 
-/// [`scores`] over documents already made into terms.
-fn scores_of(query: &str, docs: Vec<Vec<String>>) -> Vec<(f64, usize)> {
-    let query_terms = tokens(query);
-    if query_terms.is_empty() {
+/// The request's terms: each one as often as the request says it (each occurrence weighs), and
+/// the distinct ones a document's counts are kept for.
+struct Terms {
+    all: Vec<String>,
+    distinct: Vec<String>,
+    /// The first two bytes of `distinct`, as bits: a document's word starting otherwise is only
+    /// counted (most words of most memories).
+    starts: Vec<u64>,
+}
+
+/// A word's first two bytes (the second 0 for a one-byte word), as a bit number.
+fn start(word: &[u8]) -> usize {
+    usize::from(word[0]) << 8 | usize::from(word.get(1).copied().unwrap_or(0))
+}
+
+/// How a document bears on the request: its length in terms, and how often it holds each of
+/// the request's distinct terms. Counting needs no term of its own kept (at 10,000 memories,
+/// making each into a string was half a recall).
+struct Counts {
+    len: usize,
+    tf: Vec<u32>,
+}
+
+impl Terms {
+    fn of(query: &str) -> Terms {
+        let all = tokens(query);
+        let mut distinct = all.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let mut starts = vec![0u64; 1 << 10];
+        for term in &distinct {
+            let bit = start(term.as_bytes());
+            starts[bit / 64] |= 1 << (bit % 64);
+        }
+        Terms { all, distinct, starts }
+    }
+
+    fn wants(&self, word: &[u8]) -> bool {
+        let bit = start(word);
+        self.starts[bit / 64] & (1 << (bit % 64)) != 0
+    }
+
+    fn count(&self, parts: &[&str]) -> Counts {
+        let mut counts = Counts { len: 0, tf: vec![0; self.distinct.len()] };
+        for part in parts {
+            counts.add(self, part);
+        }
+        counts
+    }
+}
+
+impl Counts {
+    fn add(&mut self, terms: &Terms, text: &str) {
+        each_term(
+            text,
+            |word| terms.wants(word),
+            |term| {
+                self.len += 1;
+                if let Some(i) = term.and_then(|term| terms.distinct.iter().position(|t| t == term)) {
+                    self.tf[i] += 1;
+                }
+            },
+        );
+    }
+}
+
+/// BM25 over documents already counted.
+fn scores_of(terms: &Terms, docs: Vec<Counts>) -> Vec<(f64, usize)> {
+    if terms.all.is_empty() {
         return Vec::new();
     }
     let n = docs.len() as f64;
-    let avg_len = docs.iter().map(Vec::len).sum::<usize>() as f64 / n.max(1.0);
-    // Only the request's terms are weighed, so only theirs are counted.
-    let mut doc_freq: BTreeMap<&str, usize> = query_terms.iter().map(|t| (t.as_str(), 0)).collect();
+    let avg_len = docs.iter().map(|d| d.len).sum::<usize>() as f64 / n.max(1.0);
+    let mut doc_freq = vec![0usize; terms.distinct.len()];
     for doc in &docs {
-        for (term, count) in doc_freq.iter_mut() {
-            if doc.iter().any(|t| t == term) {
-                *count += 1;
-            }
+        for (df, tf) in doc_freq.iter_mut().zip(&doc.tf) {
+            *df += usize::from(*tf > 0);
         }
     }
+    // Each occurrence in the request weighs once: the distinct term it is.
+    let which: Vec<usize> =
+        terms.all.iter().map(|t| terms.distinct.binary_search(t).expect("a distinct term")).collect();
     let mut scored: Vec<(f64, usize)> = docs
         .iter()
         .enumerate()
         .map(|(i, doc)| {
-            let len = doc.len() as f64;
-            let score = query_terms
+            let len = doc.len as f64;
+            let score = which
                 .iter()
-                .map(|term| {
-                    let tf = doc.iter().filter(|t| *t == term).count() as f64;
+                .map(|&t| {
+                    let tf = f64::from(doc.tf[t]);
                     if tf == 0.0 {
                         return 0.0;
                     }
-                    let df = *doc_freq.get(term.as_str()).unwrap_or(&0) as f64;
-                    idf(n, df) * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg_len.max(1.0)))
+                    idf(n, doc_freq[t] as f64) * tf * (K1 + 1.0)
+                        / (tf + K1 * (1.0 - B + B * len / avg_len.max(1.0)))
                 })
                 .sum::<f64>();
             (score, i)
@@ -260,11 +329,9 @@ fn scores_of(query: &str, docs: Vec<Vec<String>>) -> Vec<(f64, usize)> {
 
 /// The share of the request's distinct terms that `header` holds.
 fn coverage(query: &str, header: &MemoryHeader) -> f64 {
-    let mut terms = tokens(query);
-    terms.sort_unstable();
-    terms.dedup();
-    let doc = document(header);
-    terms.iter().filter(|t| doc.contains(t)).count() as f64 / terms.len().max(1) as f64
+    let terms = Terms::of(query);
+    let counts = terms.count(&document(header));
+    counts.tf.iter().filter(|tf| **tf > 0).count() as f64 / terms.distinct.len().max(1) as f64
 }
 
 /// BM25's weight of a term found in `df` of `n` memories.
@@ -272,19 +339,17 @@ fn idf(n: f64, df: f64) -> f64 {
     ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
 }
 
-fn document(header: &MemoryHeader) -> Vec<String> {
+/// What a memory's terms are read from: its file name without `.md`, its name and its
+/// description.
+fn document(header: &MemoryHeader) -> [&str; 3] {
     // A shared memory's path is absolute: only its file name says what it is about.
     let path = if crate::fs::is_absolute(&header.path) {
         header.path.rsplit('/').next().unwrap_or_default()
     } else {
         &header.path
     };
-    let mut text = path.trim_end_matches(".md").to_string();
-    for part in [&header.name, &header.description].into_iter().flatten() {
-        text.push(' ');
-        text.push_str(part);
-    }
-    tokens(&text)
+    let name = header.name.as_deref().unwrap_or_default();
+    [path.trim_end_matches(".md"), name, header.description.as_deref().unwrap_or_default()]
 }
 
 /// True for characters of scripts written without spaces between words (CJK).
@@ -301,19 +366,46 @@ pub fn is_cjk(c: char) -> bool {
 /// Index terms: stemmed lowercase words without stop words, and CJK unigrams and bigrams.
 pub fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    each_term(text, |_| true, |term| out.extend(term.map(str::to_string)));
+    out
+}
+
+/// Calls `f` once for each of [`tokens`]' terms in turn, from one reused buffer: with the term
+/// when `wanted(its word)` holds, else with `None` (it still counts). Stemming leaves at least
+/// a word's first two characters, so a term starts with its word's first two bytes: `wanted`
+/// can decide by them, and a term not wanted is never stemmed.
+fn each_term(text: &str, wanted: impl Fn(&[u8]) -> bool, mut f: impl FnMut(Option<&str>)) {
     let mut word = String::new();
     let mut cjk_run: Vec<char> = Vec::new();
-    let flush_word = |word: &mut String, out: &mut Vec<String>| {
-        if !word.is_empty() && STOP_WORDS.binary_search(&word.as_str()).is_err() {
-            out.push(stem(word));
+    let mut pair = String::new();
+    let flush_word = |word: &mut String, f: &mut dyn FnMut(Option<&str>)| {
+        let stop = word.len() <= LONGEST_STOP_WORD && STOP_WORDS.binary_search(&word.as_str()).is_ok();
+        if !word.is_empty() && !stop {
+            if wanted(word.as_bytes()) {
+                stem(word);
+                f(Some(word));
+            } else {
+                f(None);
+            }
         }
         word.clear();
     };
-    let flush_cjk = |run: &mut Vec<char>, out: &mut Vec<String>| {
+    let mut flush_cjk = |run: &mut Vec<char>, f: &mut dyn FnMut(Option<&str>)| {
         for (i, c) in run.iter().enumerate() {
-            out.push(c.to_string());
-            if let Some(next) = run.get(i + 1) {
-                out.push(format!("{c}{next}"));
+            pair.clear();
+            pair.push(*c);
+            let next = run.get(i + 1);
+            if !wanted(pair.as_bytes()) {
+                f(None);
+                if next.is_some() {
+                    f(None);
+                }
+                continue;
+            }
+            f(Some(&pair));
+            if let Some(next) = next {
+                pair.push(*next);
+                f(Some(&pair));
             }
         }
         run.clear();
@@ -321,45 +413,46 @@ pub fn tokens(text: &str) -> Vec<String> {
     for c in text.chars() {
         // Most text is ASCII: one test and no case tables for it.
         if c.is_ascii_alphanumeric() {
-            flush_cjk(&mut cjk_run, &mut out);
+            flush_cjk(&mut cjk_run, &mut f);
             word.push(c.to_ascii_lowercase());
         } else if is_cjk(c) {
-            flush_word(&mut word, &mut out);
+            flush_word(&mut word, &mut f);
             cjk_run.push(c);
         } else if c.is_alphanumeric() {
-            flush_cjk(&mut cjk_run, &mut out);
+            flush_cjk(&mut cjk_run, &mut f);
             word.extend(c.to_lowercase());
         } else {
-            flush_word(&mut word, &mut out);
-            flush_cjk(&mut cjk_run, &mut out);
+            flush_word(&mut word, &mut f);
+            flush_cjk(&mut cjk_run, &mut f);
         }
     }
-    flush_word(&mut word, &mut out);
-    flush_cjk(&mut cjk_run, &mut out);
-    out
+    flush_word(&mut word, &mut f);
+    flush_cjk(&mut cjk_run, &mut f);
 }
 
-/// A light English stemmer: enough that "deploys", "deploying" and "deployed" meet "deploy".
-fn stem(word: &str) -> String {
-    let w = word;
+/// A light English stemmer, in place: enough that "deploys", "deploying" and "deployed" meet
+/// "deploy".
+fn stem(w: &mut String) {
     let n = w.chars().count();
-    let strip =
-        |suffix: &str, min: usize| (n >= min && w.ends_with(suffix)).then(|| &w[..w.len() - suffix.len()]);
-    if let Some(s) = strip("ies", 5) {
-        return format!("{s}y");
+    let ends = |w: &String, suffix: &str, min: usize| n >= min && w.ends_with(suffix);
+    if ends(w, "ies", 5) {
+        w.truncate(w.len() - 3);
+        w.push('y');
+        return;
     }
     for (suffix, min) in [("ing", 6), ("ed", 5), ("ly", 5)] {
-        if let Some(s) = strip(suffix, min) {
-            return s.to_string();
+        if ends(w, suffix, min) {
+            w.truncate(w.len() - suffix.len());
+            return;
         }
     }
-    if let Some(s) = strip("es", 5).filter(|s| ["s", "x", "z", "ch", "sh"].iter().any(|e| s.ends_with(e))) {
-        return s.to_string();
+    if ends(w, "es", 5) && ["s", "x", "z", "ch", "sh"].iter().any(|e| w[..w.len() - 2].ends_with(e)) {
+        w.truncate(w.len() - 2);
+        return;
     }
     if n >= 4 && w.ends_with('s') && !w.ends_with("ss") {
-        return w[..w.len() - 1].to_string();
+        w.truncate(w.len() - 1);
     }
-    w.to_string()
 }
 
 #[cfg(test)]
@@ -384,15 +477,21 @@ mod tests {
     #[test]
     fn stems_meet_and_stop_words_do_not_score() {
         assert_eq!(tokens("Deploying the Services"), ["deploy", "service"]);
-        assert_eq!(stem("deployed"), "deploy");
-        assert_eq!(stem("dependencies"), "dependency");
-        assert_eq!(stem("class"), "class");
-        assert_eq!(stem("classes"), "class");
+        for (word, stemmed) in
+            [("deployed", "deploy"), ("dependencies", "dependency"), ("class", "class"), ("classes", "class")]
+        {
+            assert_eq!(tokens(word), [stemmed]);
+        }
     }
 
     /// What offline recall offers, whole or by entry.
     fn named(query: &str, candidates: &[MemoryHeader]) -> Vec<String> {
         rank(query, candidates).into_iter().map(|(path, _)| path).collect()
+    }
+
+    #[test]
+    fn no_stop_word_is_longer_than_the_lookup_allows() {
+        assert_eq!(STOP_WORDS.iter().map(|w| w.len()).max(), Some(LONGEST_STOP_WORD));
     }
 
     #[test]

@@ -241,7 +241,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         return hooks::run(ctx, &args, out);
     }
     if let Some(count) = args.recall_scale {
-        return scale::run(count, out);
+        return scale::run(count, args.keep.as_deref(), out);
     }
     if args.selector {
         return selector::run(ctx, &args, out, err);

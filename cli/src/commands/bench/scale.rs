@@ -14,9 +14,12 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 const RUNS: usize = 40;
 const QUERY: &str = "which thermostat runs the zebra enclosure heating?";
 
-pub fn run(count: usize, out: &mut dyn Write) -> Outcome {
+/// `keep`: generate there, and leave it, instead of in a temporary directory (to profile one
+/// recall by hand).
+pub fn run(count: usize, keep: Option<&std::path::Path>, out: &mut dyn Write) -> Outcome {
     let temp = tempfile::Builder::new().prefix("memdir-bench-scale-").tempdir()?;
-    let dir = temp.path().join("mem");
+    let root = keep.unwrap_or(temp.path());
+    let dir = root.join("mem");
     generate(&dir, count, 27)?;
     // The one to find, older than every generated memory (they start at 2026-01-01).
     let oldest = dir.join("reference_zebra_heating.md");
@@ -35,7 +38,7 @@ pub fn run(count: usize, out: &mut dyn Write) -> Outcome {
         let start = Instant::now();
         let output = Command::new(&exe)
             .args(["--backend", backend, "recall", QUERY, "--memory-dir", &dir_arg, "--json"])
-            .env("HOME", temp.path())
+            .env("HOME", root)
             .stdin(Stdio::null())
             .stderr(Stdio::null())
             .output()?;
