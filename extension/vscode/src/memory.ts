@@ -5,8 +5,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { ConfinedFs, MemoryCore, coreEnv as baseEnv, gitFacts, runGitAsync, runGitSync } from "@memdir/core";
-import type { CheckReport, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, PauseState, Proposal, RecallResult, SaveReport, Target, TeamReport } from "@memdir/core";
+import { ConfinedFs, MemoryCore, coreEnv as baseEnv, gitFacts, openAiEmbeddings, runGitAsync, runGitSync } from "@memdir/core";
+import type { CheckReport, Embed, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, PauseState, Proposal, RecallResult, SaveReport, Target, TeamReport } from "@memdir/core";
 
 /** The memory types, in the order the view lists them. */
 export const TYPES = ["user", "feedback", "project", "reference"] as const;
@@ -30,6 +30,17 @@ export function coreEnv(): Env {
   // Restricted Mode: no instruction file of this workspace (nor any other) reaches a model (R4.1).
   if (!vscode.workspace.isTrusted) env.set("CLAUDE_CODE_DISABLE_CLAUDE_MDS", "1");
   return [...env];
+}
+
+/**
+ * The user's embeddings model for offline recall (issue 27), when both its settings are set.
+ * Application settings only: a repository cannot send memory to a server of its choosing.
+ */
+function embeddings(): { label: string; embed: Embed } | undefined {
+  const config = vscode.workspace.getConfiguration("memdir");
+  const model = (config.get<string>("embeddings.model") ?? "").trim();
+  const baseUrl = (config.get<string>("embeddings.baseUrl") ?? "").trim();
+  return model && baseUrl ? openAiEmbeddings({ baseUrl, model }) : undefined;
 }
 
 /** The whole tree, read-only: instruction files and settings live anywhere from `/` down. */
@@ -335,7 +346,8 @@ export class Workspace {
 
   /**
    * One recall turn for `query` (R7): the model picks, or the offline selector ranks when there
-   * is no model. `session` keeps the session's JSON (budgets, what was surfaced) between turns.
+   * is no model (by meaning too, with the `memdir.embeddings` settings). `session` keeps the
+   * session's JSON (budgets, what was surfaced) between turns.
    */
   async recall(
     query: string,
@@ -352,7 +364,10 @@ export class Workspace {
       nowMs: BigInt(Date.now()),
       session: session.json,
       offline: ask === undefined,
+      embeddings: undefined as string | undefined,
     };
+    const embedder = ask === undefined ? embeddings() : undefined;
+    input.embeddings = embedder?.label;
     const noModel = () => Promise.reject(new Error("no model"));
     const started = performance.now();
     let modelMs = 0;
@@ -364,7 +379,7 @@ export class Workspace {
         modelMs += performance.now() - asked;
       }
     };
-    const result = await this.core.recall(this.indexGrant(), input, timed);
+    const result = await this.core.recall(this.indexGrant(), input, timed, embedder?.embed);
     const ms = (n: number) => n.toFixed(1);
     this.log.info(`memdir: recall took ${ms(performance.now() - started)} ms, of which the model ${ms(modelMs)} ms`);
     session.json = result.session;

@@ -5,3 +5,4 @@ export { CoreExited, wasiImports } from "./wasi";
 export { runGitAsync, runGitSync } from "./git";
 export { gitFacts } from "./gitfacts";
 export { Lock } from "./lock";
+export { openAiEmbeddings, type EmbeddingsEndpoint } from "./embeddings";

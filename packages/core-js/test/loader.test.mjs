@@ -199,3 +199,69 @@ test("the automatic sync's schedule is the core's, in plain numbers (issue 25, i
   assert.equal(typeof sessionIntervalMs, "number");
   assert.ok(sessionIntervalMs > writeDelayMs && writeDelayMs > 0, `${sessionIntervalMs} ${writeDelayMs}`);
 });
+
+test("recall ranks by meaning through an OpenAI-compatible embeddings endpoint, cached by content (issue 27)", async () => {
+  const http = await import("node:http");
+  const { openAiEmbeddings } = pkg;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-embed-"));
+  const memory = (file, name, description, ageMs) => {
+    fs.writeFileSync(path.join(dir, file), `---\nname: ${name}\ndescription: ${description}\ntype: reference\n---\nbody\n`);
+    const when = new Date(Date.now() - ageMs);
+    fs.utimesSync(path.join(dir, file), when, when);
+  };
+  memory("heating.md", "Heating", "Thermostat schedules live in Home Assistant", 60_000);
+  memory("pnpm.md", "pnpm", "Use pnpm, never npm", 120_000);
+  memory("deploy.md", "Deploys", "Deploys go through the release train", 180_000);
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const request = JSON.parse(body);
+      seen.push({ url: req.url, auth: req.headers.authorization, request });
+      if (seen.length === 3) {
+        res.writeHead(503, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ error: { message: "model is loading" } }));
+      }
+      const topic = (t) => (/cold|Thermostat/.test(t) ? 0 : /pnpm/.test(t) ? 1 : 2);
+      const data = request.input.map((t, index) => ({ index, embedding: [0, 1, 2].map((i) => (i === topic(t) ? 1 : 0)) }));
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ object: "list", data: data.reverse() }));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const { label, embed } = openAiEmbeddings({ baseUrl: `http://127.0.0.1:${server.address().port}/v1/`, model: "nomic-embed-text" });
+    const core = new MemoryCore(dist);
+    const input = {
+      target: target(dir),
+      query: "the bedroom is still cold in the morning",
+      recentTools: [],
+      alreadyRead: [],
+      ignoreMemory: false,
+      nowMs: BigInt(Date.now()),
+      session: "",
+      offline: true,
+      embeddings: label,
+    };
+    const noModel = () => Promise.reject(new Error("no model"));
+    const grant = () => new ConfinedFs().grantWrite(dir);
+    const first = await core.recall(grant(), input, noModel, embed);
+    assert.deepEqual(first.selected, ["heating.md"], JSON.stringify(first.diagnostics));
+    const second = await core.recall(grant(), input, noModel, embed);
+    assert.deepEqual(second.selected, ["heating.md"]);
+    const third = await core.recall(grant(), input, noModel, embed);
+    assert.deepEqual(third.selected, [], "words alone find nothing here");
+    assert.match(third.diagnostics[0], /embeddings: the embeddings API answered 503: model is loading; recalled by words alone/);
+    assert.equal(seen[0].url, "/v1/embeddings");
+    assert.equal(seen[0].auth, undefined);
+    assert.equal(seen[0].request.model, "nomic-embed-text");
+    assert.equal(seen[0].request.input.length, 4, "the request and each memory");
+    assert.deepEqual(seen[1].request.input, [input.query], "the memories' vectors are cached");
+    assert.ok(fs.existsSync(path.join(dir, ".memdir.embeddings")));
+    const without = await core.recall(grant(), { ...input, embeddings: "other" }, noModel);
+    assert.match(without.diagnostics[0], /no embeddings model is configured; recalled by words alone/);
+  } finally {
+    server.close();
+  }
+});
