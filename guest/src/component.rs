@@ -517,7 +517,10 @@ fn wit_recall_step(step: Step<recall::RecallResult>) -> ex::recall::RecallStep {
             recall::Skip::Budget => W::Budget,
             recall::Skip::NoMemories => W::NoMemories,
         }),
-        selector: r.selector,
+        selector: match r.selector {
+            recall::Selector::Model => ex::recall::Selector::Model,
+            recall::Selector::Offline => ex::recall::Selector::Offline,
+        },
         selected: r.selected,
         attachments: r
             .attachments

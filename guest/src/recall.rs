@@ -55,8 +55,8 @@ pub struct Input {
 pub struct RecallResult {
     /// Why nothing was recalled, when it was skipped.
     pub skipped: Option<Skip>,
-    /// `model` or `offline`.
-    pub selector: String,
+    /// Who selected.
+    pub selector: Selector,
     /// Names selected and offered.
     pub selected: Vec<String>,
     /// Attachments within the budgets, in selection order.
@@ -69,6 +69,26 @@ pub struct RecallResult {
     pub turn_bytes: u32,
     /// Bytes injected since the session began or was compacted.
     pub session_bytes: u32,
+}
+
+/// Who selected a recall's memories.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Selector {
+    /// The model, from the shortlist it was offered.
+    Model,
+    /// The offline selector (R7.7): BM25, and meaning when the host has an embeddings model.
+    #[default]
+    Offline,
+}
+
+impl std::fmt::Display for Selector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Selector::Model => "model",
+            Selector::Offline => "offline",
+        })
+    }
 }
 
 /// What a recall waiting for the model's selection keeps.
@@ -128,7 +148,7 @@ fn start_with(fs: &dyn Fs, input: &Input, mut embedding: Progress) -> Result<Ste
         ignore_memory: input.ignore_memory,
         now_ms: input.now_ms,
     };
-    let selector = if input.offline { "offline" } else { "model" };
+    let selector = if input.offline { Selector::Offline } else { Selector::Model };
     let pending = match prepare(fs, &turn, &mut session) {
         Ok(Ok(pending)) => pending,
         Ok(Err(skip)) => return Ok(Step::Done(finish(Outcome::default(), Some(skip), selector, &session))),
@@ -242,13 +262,13 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<RecallResul
         }
     };
     outcome.diagnostics.splice(0..0, notes);
-    Ok(Step::Done(finish(outcome, None, "model", &session)))
+    Ok(Step::Done(finish(outcome, None, Selector::Model, &session)))
 }
 
-fn finish(outcome: Outcome, skipped: Option<Skip>, selector: &str, session: &Session) -> RecallResult {
+fn finish(outcome: Outcome, skipped: Option<Skip>, selector: Selector, session: &Session) -> RecallResult {
     RecallResult {
         skipped,
-        selector: selector.to_string(),
+        selector,
         selected: outcome.selected,
         attachments: outcome.attachments,
         diagnostics: outcome.diagnostics,

@@ -155,17 +155,24 @@ pub struct GitCommand {
     pub network: bool,
 }
 
-/// What a git command did. A command the host could not start at all is status -1 with the
-/// reason in `stderr`.
+/// What a git command did. A command the host could not start, or that ended without an exit
+/// status (killed at its deadline), has none, with the reason in `stderr`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct GitOutput {
     /// Its exit status.
-    pub status: i32,
+    pub status: Option<i32>,
     /// Its standard output (invalid UTF-8 replaced).
     pub stdout: String,
     /// Its standard error.
     pub stderr: String,
+}
+
+impl GitOutput {
+    /// It ran and exited 0.
+    pub fn ok(&self) -> bool {
+        self.status == Some(0)
+    }
 }
 
 /// A command to run, and the state to resume with.
@@ -382,7 +389,7 @@ impl Run<'_> {
     /// `git <args>` that must succeed; its standard output.
     fn ok(&mut self, args: &[&str]) -> Flow<String> {
         let out = self.git(args)?;
-        if out.status != 0 {
+        if !out.ok() {
             return fail(format!(
                 "`git {}` failed in {}: {}",
                 args.join(" "),
@@ -402,7 +409,7 @@ impl Run<'_> {
     fn require_git(&mut self) -> Flow<()> {
         let out = self.git(&["--version"])?;
         let wanted = format!("{}.{}", MIN_GIT.0, MIN_GIT.1);
-        if out.status != 0 {
+        if !out.ok() {
             return fail(format!(
                 "git did not run ({}): memory sync needs git {wanted} or later on PATH",
                 first_line(&out.stderr)
@@ -423,7 +430,7 @@ impl Run<'_> {
     /// True when the directory is the top of its own working copy (not inside another's).
     fn is_working_copy(&mut self) -> Flow<bool> {
         let out = self.git(&["rev-parse", "--git-dir"])?;
-        Ok(out.status == 0 && out.stdout.trim() == ".git")
+        Ok(out.ok() && out.stdout.trim() == ".git")
     }
 
     fn require_working_copy(&mut self) -> Flow<()> {
@@ -439,7 +446,7 @@ impl Run<'_> {
 
     fn branch(&mut self) -> Flow<String> {
         let out = self.git(&["symbolic-ref", "--short", "HEAD"])?;
-        if out.status != 0 {
+        if !out.ok() {
             return fail(format!(
                 "{} is not on a branch (a rebase or checkout by hand?): {}",
                 self.dir,
@@ -451,7 +458,7 @@ impl Run<'_> {
 
     fn remote_url(&mut self) -> Flow<Option<String>> {
         let out = self.git(&["remote", "get-url", REMOTE])?;
-        Ok((out.status == 0).then(|| out.stdout.trim().to_string()))
+        Ok((out.ok()).then(|| out.stdout.trim().to_string()))
     }
 
     fn last_sync(&mut self) -> Flow<Option<i64>> {
@@ -460,13 +467,13 @@ impl Run<'_> {
     }
 
     fn has_ref(&mut self, name: &str) -> Flow<bool> {
-        Ok(self.git(&["rev-parse", "-q", "--verify", name])?.status == 0)
+        Ok(self.git(&["rev-parse", "-q", "--verify", name])?.ok())
     }
 
     fn init(&mut self, options: &InitOptions) -> Flow<Report> {
         self.require_git()?;
         let branch = options.branch.clone().unwrap_or_else(|| DEFAULT_BRANCH.to_string());
-        if self.git(&["check-ref-format", "--branch", &branch])?.status != 0 {
+        if !self.git(&["check-ref-format", "--branch", &branch])?.ok() {
             return fail(format!("{branch:?} is not a valid branch name"));
         }
         let url = match (&options.remote, self.input.which) {
@@ -483,7 +490,7 @@ impl Run<'_> {
             (None, Which::Team) => {
                 let root = self.input.target.resolve(self.fs)?.location.project_root;
                 let out = self.git_in(&root, &["remote", "get-url", REMOTE], None)?;
-                if out.status != 0 {
+                if !out.ok() {
                     return fail(format!(
                         "the project at {root} has no `{REMOTE}` remote to share team memory through: pass --remote <url|path>"
                     ));
@@ -562,7 +569,7 @@ impl Run<'_> {
         // A rebase a killed sync left stopped is undone first: until then HEAD is on no
         // branch (issue 24, defect 10). Its commits are still there. (Asked of git, not the
         // disk: a replay must see what the first pass saw.)
-        if self.git(&["rebase", "--show-current-patch"])?.status == 0 {
+        if self.git(&["rebase", "--show-current-patch"])?.ok() {
             self.ok(&["rebase", "--abort"])?;
         }
         let branch = self.branch()?;
@@ -592,14 +599,14 @@ impl Run<'_> {
         for attempt in 1..=PUSH_TRIES {
             let out = self.git(&["ls-remote", "--exit-code", REMOTE, &format!("refs/heads/{branch}")])?;
             let remote_has_branch = match out.status {
-                0 => true,
-                2 => false,
+                Some(0) => true,
+                Some(2) => false,
                 _ => return fail(unreachable_remote(&url, &out.stderr)),
             };
             if remote_has_branch {
                 let out =
                     self.git(&["fetch", "--quiet", REMOTE, &format!("+refs/heads/{branch}:{tracking}")])?;
-                if out.status != 0 {
+                if !out.ok() {
                     return fail(unreachable_remote(&url, &out.stderr));
                 }
                 // What was written while the lock was down for the network.
@@ -638,7 +645,7 @@ impl Run<'_> {
             };
             refuse_secrets_in_commits(&outgoing, &undo)?;
             let out = self.git(&["push", "--porcelain", REMOTE, &format!("HEAD:refs/heads/{branch}")])?;
-            if out.status == 0 {
+            if out.ok() {
                 report.pushed = true;
                 self.ok(&["update-ref", &tracking, "HEAD"])?;
                 break;
@@ -734,7 +741,7 @@ impl Run<'_> {
         let subject = message.lines().next().unwrap_or_default().to_string();
         // A machine without a git identity still syncs, under memdir's name.
         let mut args: Vec<String> = Vec::new();
-        if self.git(&["config", "user.email"])?.status != 0 {
+        if !self.git(&["config", "user.email"])?.ok() {
             args.extend(["-c".into(), "user.name=memdir".into()]);
             args.extend(["-c".into(), format!("user.email=memdir@{}", host_slug(&self.input.host_name))]);
         }
@@ -769,11 +776,11 @@ impl Run<'_> {
             report.received.extend(files.split('\0').filter(|f| !f.is_empty()).map(str::to_string));
             return Ok(());
         }
-        if self.git(&["merge-base", "--is-ancestor", tracking, "HEAD"])?.status == 0 {
+        if self.git(&["merge-base", "--is-ancestor", tracking, "HEAD"])?.ok() {
             return Ok(());
         }
         let base = self.git(&["merge-base", "HEAD", tracking])?;
-        let base = if base.status == 0 { base.stdout.trim().to_string() } else { EMPTY_TREE.to_string() };
+        let base = if base.ok() { base.stdout.trim().to_string() } else { EMPTY_TREE.to_string() };
         let arrived = self.ok(&["diff", "--name-only", "-z", &base, tracking])?;
         report.received.extend(arrived.split('\0').filter(|f| !f.is_empty()).map(str::to_string));
         // Exact renames only: small memories look alike, and git would carry this machine's
@@ -788,13 +795,13 @@ impl Run<'_> {
             tracking,
         ])?;
         let mut stops = 0;
-        while out.status != 0 {
+        while !out.ok() {
             stops += 1;
             let unmerged = parse_unmerged(&self.ok(&["ls-files", "-u", "-z"])?);
             if unmerged.is_empty() || stops > MAX_REBASE_STOPS {
                 // A rebase that refused to start has nothing to abort; its own error is the
                 // one worth reporting.
-                if self.git(&["rebase", "--show-current-patch"])?.status == 0 {
+                if self.git(&["rebase", "--show-current-patch"])?.ok() {
                     self.ok(&["rebase", "--abort"])?;
                 }
                 return fail(format!(
@@ -824,7 +831,7 @@ impl Run<'_> {
             let merged = index::merge(&base, &remote, &local);
             let dir = self.dir.to_string();
             let out = self.git_in(&dir, &["hash-object", "-w", "--stdin"], Some(merged))?;
-            if out.status != 0 {
+            if !out.ok() {
                 return fail(format!(
                     "git could not store the merged MEMORY.md: {}",
                     first_line(&out.stderr)

@@ -23,7 +23,7 @@ use memdir_core::pause::Pause;
 use memdir_core::pending::Proposal;
 use memdir_core::policy::{TypePolicy, WriteMode, WritePolicy};
 use memdir_core::prompt::Options;
-use memdir_core::recall::{self, Attachment, RecallResult, Skip};
+use memdir_core::recall::{self, Attachment, RecallResult, Selector, Skip};
 use memdir_core::scan::{MemoryHeader, ScanReport, Skipped};
 use memdir_core::switches::{DecidedBy, Switches, TeamSync};
 use memdir_core::target::Target;
@@ -792,7 +792,10 @@ fn core_recall_step(step: ex::recall::RecallStep) -> Step<RecallResult> {
             W::Budget => Skip::Budget,
             W::NoMemories => Skip::NoMemories,
         }),
-        selector: r.selector,
+        selector: match r.selector {
+            ex::recall::Selector::Model => Selector::Model,
+            ex::recall::Selector::Offline => Selector::Offline,
+        },
         selected: r.selected,
         attachments: r
             .attachments

@@ -61,7 +61,7 @@ const SYNC_NETWORK_TIMEOUT: Duration = Duration::from_secs(300);
 pub fn run_command(command: &GitCommand) -> GitOutput {
     match run_bounded(command) {
         Ok(output) => output,
-        Err(reason) => GitOutput { status: -1, stdout: String::new(), stderr: reason },
+        Err(reason) => GitOutput { status: None, stdout: String::new(), stderr: reason },
     }
 }
 
@@ -107,7 +107,7 @@ fn run_bounded(command: &GitCommand) -> Result<GitOutput, String> {
     if over {
         return Err(format!("`git {}` printed more than {} MiB", command.args.join(" "), MAX_OUTPUT >> 20));
     }
-    Ok(GitOutput { status: status.code().unwrap_or(-1), stdout, stderr })
+    Ok(GitOutput { status: status.code(), stdout, stderr })
 }
 
 /// Waits for `child` at most `limit`; past it (or when waiting fails) kills it: `None`.

@@ -30,7 +30,7 @@ export function runGitSync(command: GitCommand): GitOutput {
     if (typeof failed.status === "number") {
       return { status: failed.status, stdout: String(failed.stdout ?? ""), stderr: String(failed.stderr ?? "") };
     }
-    return { status: -1, stdout: "", stderr: `could not run git: ${failed.message}` };
+    return { status: undefined, stdout: "", stderr: `could not run git: ${failed.message}` };
   }
 }
 
@@ -51,13 +51,13 @@ export function runGitAsync(command: GitCommand): Promise<GitOutput> {
     const timer = setTimeout(() => child.kill("SIGKILL"), NETWORK_TIMEOUT_MS);
     child.on("error", (e) => {
       clearTimeout(timer);
-      resolve({ status: -1, stdout: "", stderr: `could not run git: ${e.message}` });
+      resolve({ status: undefined, stdout: "", stderr: `could not run git: ${e.message}` });
     });
     child.on("close", (code) => {
       clearTimeout(timer);
       const stderr = Buffer.concat(err).toString("utf8");
       resolve({
-        status: size > MAX_OUTPUT ? -1 : (code ?? -1),
+        status: size > MAX_OUTPUT ? undefined : (code ?? undefined),
         stdout: Buffer.concat(out).toString("utf8"),
         stderr:
           size > MAX_OUTPUT
