@@ -346,7 +346,6 @@ fn wit_file(f: instructions::InstructionFile) -> ex::instructions::InstructionFi
     use ex::instructions::FileType as W;
     use instructions::FileType as C;
     ex::instructions::InstructionFile {
-        suffix: f.file_type.suffix().to_string(),
         file_type: match f.file_type {
             C::Managed => W::Managed,
             C::User => W::User,

@@ -75,7 +75,8 @@ impl FileType {
 }
 
 /// One loaded file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct InstructionFile {
     /// Absolute path.
     pub path: String,
@@ -107,24 +108,6 @@ pub struct Request<'a> {
     pub touching: &'a [String],
     /// Directories added explicitly (loaded after the walk; the only ones in bare mode).
     pub add_dirs: &'a [String],
-}
-
-impl serde::Serialize for InstructionFile {
-    /// As the WIT `instruction-file` record, with the suffix its type gives it.
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("instruction-file", 9)?;
-        s.serialize_field("path", &self.path)?;
-        s.serialize_field("file-type", &self.file_type)?;
-        s.serialize_field("suffix", self.file_type.suffix())?;
-        s.serialize_field("content", &self.content)?;
-        s.serialize_field("chars", &self.chars)?;
-        s.serialize_field("truncated", &self.truncated)?;
-        s.serialize_field("imports", &self.imports)?;
-        s.serialize_field("imported-by", &self.imported_by)?;
-        s.serialize_field("diagnostics", &self.diagnostics)?;
-        s.end()
-    }
 }
 
 /// Everything the prompt needs about one working directory.
