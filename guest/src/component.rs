@@ -734,7 +734,14 @@ fn wit_trashed(t: trash::Trashed) -> ex::writer::Trashed {
 }
 
 fn wit_op(o: extract::OpReport) -> ex::extract::OpReport {
-    ex::extract::OpReport { op: o.op, path: o.path, rejected: o.rejected, proposed: o.proposed }
+    use ex::extract::Op as W;
+    let op = match o.op {
+        extract::Op::Create => W::Create,
+        extract::Op::Update => W::Update,
+        extract::Op::Delete => W::Delete,
+        extract::Op::Other(name) => W::Other(name),
+    };
+    ex::extract::OpReport { op, path: o.path, rejected: o.rejected, proposed: o.proposed }
 }
 
 fn wit_role(r: extract::Role) -> ex::extract::Role {

@@ -497,11 +497,53 @@ fn read_round(
     (request, read, diagnostics)
 }
 
+/// What an operation asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
+pub enum Op {
+    /// A new memory.
+    Create,
+    /// A memory rewritten.
+    Update,
+    /// A memory removed (to the trash).
+    Delete,
+    /// What the model wrote instead of an operation memdir knows (always rejected).
+    Other(String),
+}
+
+impl Op {
+    /// The operation an `op` field names.
+    pub fn of(name: &str) -> Op {
+        match name {
+            "create" => Op::Create,
+            "update" => Op::Update,
+            "delete" => Op::Delete,
+            other => Op::Other(other.to_string()),
+        }
+    }
+
+    /// `create`, `update`, `delete`, or what the model wrote.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Op::Create => "create",
+            Op::Update => "update",
+            Op::Delete => "delete",
+            Op::Other(name) => name,
+        }
+    }
+}
+
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One operation, as applied or rejected.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpReport {
-    /// `create`, `update` or `delete` (or what the model wrote).
-    pub op: String,
+    /// What it asked for.
+    pub op: Op,
     /// The path it named.
     pub path: String,
     /// Why it was rejected; `None` when applied or proposed.
@@ -592,7 +634,7 @@ pub fn apply_operations(
         match mode(op) {
             Some((memory_type, WriteMode::Off)) => {
                 let rejected = Some(target.policy.refusal_of(memory_type));
-                reports.push(OpReport { op: kind, path, rejected, proposed: None });
+                reports.push(OpReport { op: Op::of(&kind), path, rejected, proposed: None });
                 continue;
             }
             Some((memory_type, WriteMode::Review)) => {
@@ -608,7 +650,7 @@ pub fn apply_operations(
                     Ok(id) => (Some(id), None),
                     Err(why) => (None, Some(why)),
                 };
-                reports.push(OpReport { op: kind, path, rejected, proposed });
+                reports.push(OpReport { op: Op::of(&kind), path, rejected, proposed });
                 continue;
             }
             _ => {}
@@ -626,7 +668,7 @@ pub fn apply_operations(
                 _ => caps.destructive = caps.destructive.saturating_sub(1),
             }
         }
-        reports.push(OpReport { op: kind, path, rejected, proposed: None });
+        reports.push(OpReport { op: Op::of(&kind), path, rejected, proposed: None });
     }
     (reports, diagnostics)
 }
@@ -638,7 +680,7 @@ pub fn apply_accepted(fs: &dyn Fs, target: &Landing<'_>, op: &Value) -> OpReport
     let kind = op["op"].as_str().unwrap_or("").to_string();
     let path = op["path"].as_str().unwrap_or("").to_string();
     let rejected = apply_one(fs, target, op, &kind, &path).err();
-    OpReport { op: kind, path, rejected, proposed: None }
+    OpReport { op: Op::of(&kind), path, rejected, proposed: None }
 }
 
 /// Deletions and overwrites one background run may make, at most (issue 18).

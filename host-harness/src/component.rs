@@ -13,7 +13,7 @@ use memdir_core::check::{CheckReport, Finding, FindingKind, MemoryEvidence, Seve
 use memdir_core::dates::Conversion;
 use memdir_core::dream::{self, DreamResult};
 use memdir_core::evidence::{Citation, ClaimKind, GitFacts, Status, Verdict};
-use memdir_core::extract::{self, ExtractResult, OpReport, Role};
+use memdir_core::extract::{self, ExtractResult, Op, OpReport, Role};
 use memdir_core::freshness::Freshness;
 use memdir_core::index::{LoadedIndex, Truncation};
 use memdir_core::instructions::{FileType, InstructionFile, Loaded, Request};
@@ -820,7 +820,15 @@ fn core_recall_step(step: ex::recall::RecallStep) -> Step<RecallResult> {
 
 fn core_ops(ops: Vec<ex::extract::OpReport>) -> Vec<OpReport> {
     ops.into_iter()
-        .map(|o| OpReport { op: o.op, path: o.path, rejected: o.rejected, proposed: o.proposed })
+        .map(|o| {
+            let op = match o.op {
+                ex::extract::Op::Create => Op::Create,
+                ex::extract::Op::Update => Op::Update,
+                ex::extract::Op::Delete => Op::Delete,
+                ex::extract::Op::Other(name) => Op::Other(name),
+            };
+            OpReport { op, path: o.path, rejected: o.rejected, proposed: o.proposed }
+        })
         .collect()
 }
 

@@ -81,7 +81,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let report = extract(ctx, &args.target, &extraction, &mut *model, |_| {})?;
 
     fn op(o: &memdir_core::extract::OpReport) -> Op<'_> {
-        Op { op: &o.op, path: &o.path, reason: None, id: None }
+        Op { op: o.op.as_str(), path: &o.path, reason: None, id: None }
     }
     let applied: Vec<Op> =
         report.operations.iter().filter(|o| o.rejected.is_none() && o.proposed.is_none()).map(op).collect();

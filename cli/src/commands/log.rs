@@ -68,7 +68,7 @@ pub fn dream(ctx: &Context, args: DreamArgs, out: &mut dyn Write, err: &mut dyn 
             .operations
             .iter()
             .map(|o| {
-                let mut op = serde_json::json!({"op": o.op, "path": o.path, "rejected": o.rejected});
+                let mut op = serde_json::json!({"op": o.op.as_str(), "path": o.path, "rejected": o.rejected});
                 // Under `memoryWrites: review` (issue 28): the proposal waiting instead.
                 if let Some(id) = &o.proposed {
                     op["proposed"] = serde_json::json!(id);

@@ -5,8 +5,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { ConfinedFs, MemoryCore, coreEnv as baseEnv, gitFacts, openAiEmbeddings, runGitAsync, runGitSync } from "@memdir/core";
-import type { CheckReport, Embed, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, PauseState, Proposal, RecallResult, SaveReport, Target, TeamReport } from "@memdir/core";
+import { ConfinedFs, MemoryCore, coreEnv as baseEnv, gitFacts, openAiEmbeddings, opName, runGitAsync, runGitSync } from "@memdir/core";
+import type { CheckReport, Embed, OpReport, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, PauseState, Proposal, RecallResult, SaveReport, Target, TeamReport } from "@memdir/core";
 
 /** The memory types, in the order the view lists them. */
 export const TYPES = ["user", "feedback", "project", "reference"] as const;
@@ -405,7 +405,7 @@ export class Workspace {
       utcOffsetMinutes: utcOffset(),
     };
     const result = await this.core.extract(grant, input, ask);
-    const rejected = result.operations.filter((o) => o.rejected).map((o) => `${o.op} ${o.path}: ${o.rejected}`);
+    const rejected = result.operations.filter((o) => o.rejected).map((o) => `${opName(o.op)} ${o.path}: ${o.rejected}`);
     return {
       skipped: result.skipped,
       written: result.operations.filter((o) => !o.rejected && !o.proposed).map((o) => o.path),
@@ -428,8 +428,8 @@ export class Workspace {
 }
 
 /** What waits for review instead of being written (issue 28), as notes. */
-function proposedNotes(operations: Array<{ op: string; path: string; proposed?: string }>): string[] {
-  return operations.filter((o) => o.proposed).map((o) => `proposed ${o.op} ${o.path} for review (Memory: Review Memories…)`);
+function proposedNotes(operations: OpReport[]): string[] {
+  return operations.filter((o) => o.proposed).map((o) => `proposed ${opName(o.op)} ${o.path} for review (Memory: Review Memories…)`);
 }
 
 /** How the status shows which rule decided auto memory (R4.2). */

@@ -39,6 +39,11 @@ export type ModelReply = Parameters<Root["recall"]["resume"]>[1];
 export type ExtractInput = Parameters<Root["extract"]["start"]>[0];
 export type ExtractStep = ReturnType<Root["extract"]["start"]>;
 export type ExtractResult = Extract<ExtractStep, { tag: "done" }>["val"];
+export type OpReport = ExtractResult["operations"][number];
+export type Op = OpReport["op"];
+
+/** An operation as people read it: `create`, `update`, `delete`, or what the model wrote. */
+export const opName = (op: Op): string => (op.tag === "other" ? op.val : op.tag);
 export type DreamInput = Parameters<Root["dream"]["start"]>[0];
 export type DreamStep = ReturnType<Root["dream"]["start"]>;
 export type DreamResult = Extract<DreamStep, { tag: "done" }>["val"];

@@ -252,7 +252,7 @@ pub struct Operation {
 impl Operation {
     /// The core's report of an operation.
     pub fn from_report(o: memdir_core::extract::OpReport) -> Operation {
-        Operation { op: o.op, path: o.path, rejected: o.rejected, proposed: o.proposed }
+        Operation { op: o.op.to_string(), path: o.path, rejected: o.rejected, proposed: o.proposed }
     }
 
     /// `create feedback_x.md`, or `rejected create ../x.md: why`.
