@@ -409,6 +409,26 @@ fn hostile_vectors_leave_recall_to_words_and_never_reach_the_cache() {
         .unwrap();
 }
 
+#[test]
+fn vectors_a_directory_cannot_keep_are_not_carried_from_call_to_call() {
+    // Issue 27, item 2: a read-only memory directory gets one call's worth, then words.
+    let bodies: Vec<String> = (0..300).map(|i| format!("body {i}")).collect();
+    let (_tmp, dir, _) = memories(&bodies);
+    let fs = ConfinedFs::new().grant_read("/").unwrap();
+    let input = recall::Input {
+        offline: true,
+        embeddings: Some("m".into()),
+        ..recall_with_model(&dir, "how do we test")
+    };
+    let Step::Embed(call) = recall::start(&fs, &input).unwrap() else { panic!("no embed step") };
+    let vectors = vec![vec![1.0f32, 0.5]; call.texts.len()];
+    let Step::Done(result) = recall::resume(&fs, &call.state, Reply::Vectors(vectors)).unwrap() else {
+        panic!("a second call, carrying the first call's vectors")
+    };
+    assert!(result.diagnostics[0].contains("cannot be cached"), "{:?}", result.diagnostics);
+    assert!(!Path::new(&dir).join(".memdir.embeddings").exists());
+}
+
 /// Text made of the wrapper's own tags, in the spellings a model would still read as tags.
 fn tag_text() -> impl Strategy<Value = String> {
     let fragment = prop_oneof![

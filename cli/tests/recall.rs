@@ -570,7 +570,8 @@ fn an_embeddings_endpoint_finds_by_meaning_caches_by_content_and_never_decides_a
         let env = [
             ("HOME", "/nonexistent"),
             ("MEMDIR_EMBEDDINGS_BASE_URL", base_v1.as_str()),
-            ("MEMDIR_LLM_RETRIES", "0"),
+            // Given for OpenAI's server: never sent to another.
+            ("OPENAI_API_KEY", "sk-not-for-this-server"),
         ];
         let dir = dir.to_str().unwrap();
         let recall = || {
@@ -590,7 +591,7 @@ fn an_embeddings_endpoint_finds_by_meaning_caches_by_content_and_never_decides_a
         let seen = seen.lock().unwrap();
         assert_eq!(seen.len(), 3, "{backend}");
         assert_eq!(seen[0].path, "/v1/embeddings");
-        assert_eq!(seen[0].header("authorization"), None, "a local server needs no key");
+        assert!(seen.iter().all(|s| s.header("authorization").is_none()), "OpenAI's key stays OpenAI's");
         assert_eq!(seen[0].body["model"], "nomic-embed-text");
         let input = seen[0].body["input"].as_array().unwrap();
         assert_eq!(input[0], query);
@@ -629,4 +630,31 @@ fn hostile_vectors_leave_recall_to_words_and_cache_nothing() {
         assert_eq!(r["selected"], json!(["reference_grafana.md"]), "words still recall: {r}");
         assert!(!Path::new(&dir).join(".memdir.embeddings").exists(), "{expect}");
     }
+}
+
+#[test]
+fn a_bad_embeddings_setting_or_an_exhausted_budget_costs_the_meaning_not_the_recall() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = demo_dir(tmp.path());
+    let query = ["recall", "which dashboards show API latency", "--memory-dir", &dir, "--json"];
+    // From the environment (what a hook sees on every prompt): a diagnostic.
+    let r = recall_json(&query, &[("HOME", "/nonexistent"), ("MEMDIR_EMBEDDINGS", "bogus")]);
+    assert_eq!(r["selected"], json!(["reference_grafana.md"]), "{r}");
+    assert!(r["diagnostics"].to_string().contains("MEMDIR_EMBEDDINGS: unknown embeddings spec"), "{r}");
+    // On the command line: refused.
+    let (status, _, err) =
+        memdir(&[&query[..], &["--embeddings", "bogus"]].concat(), &[("HOME", "/nonexistent")]);
+    assert_eq!(status, 2, "{err}");
+    // No time left: no call is made, and words recall.
+    let (base, seen) = stub(vec![embeddings_reply(&[&[1.0]])]);
+    let env = [
+        ("HOME", "/nonexistent"),
+        ("MEMDIR_EMBEDDINGS", "openai:m"),
+        ("MEMDIR_EMBEDDINGS_BASE_URL", base.as_str()),
+        ("MEMDIR_EMBEDDINGS_TIMEOUT_MS", "0"),
+    ];
+    let r = recall_json(&query, &env);
+    assert_eq!(r["selected"], json!(["reference_grafana.md"]), "{r}");
+    assert!(r["diagnostics"][0].as_str().unwrap().contains("recalled by words alone"), "{r}");
+    assert!(seen.lock().unwrap().is_empty());
 }

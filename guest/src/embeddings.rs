@@ -62,9 +62,10 @@ impl Progress {
                 vectors.len()
             ));
         }
-        let width = self.query.as_ref().map_or(0, Vec::len);
+        // One width for all: the request's once known, else the first vector's.
+        let width = self.query.as_ref().map_or(vectors.first().map_or(0, Vec::len), Vec::len);
         for vector in &vectors {
-            check(vector, width.max(vectors[0].len()))?;
+            check(vector, width)?;
         }
         let mut vectors = vectors.into_iter();
         if self.query.is_none() {
@@ -107,13 +108,19 @@ pub fn next(
     }
     let texts: Vec<(u64, String)> = candidates.iter().map(text).map(|t| (hash(&t), t)).collect();
     let keep: BTreeSet<u64> = texts.iter().map(|(h, _)| *h).collect();
-    if cache.save(fs, memory_dir, &keep) {
+    let saved = cache.save(fs, memory_dir, &keep);
+    if saved {
         progress.received.clear();
     }
     let mut asking = BTreeSet::new();
     let room = BATCH - usize::from(progress.query.is_none());
     let missing: Vec<&(u64, String)> =
         texts.iter().filter(|(h, _)| cache.get(*h).is_none() && asking.insert(*h)).take(room).collect();
+    if !saved && progress.calls > 0 && !missing.is_empty() {
+        // Vectors that cannot be kept would ride in the state, growing with every call: one
+        // call's worth is the most a directory that cannot hold the cache gets.
+        return Err(format!("the embeddings cannot be cached in {memory_dir}"));
+    }
     let Some(query_vector) = progress.query.as_ref().filter(|_| missing.is_empty()) else {
         // Each call answered is cached, so this many calls embed every memory once; more
         // means the vectors are not being kept.
@@ -143,7 +150,9 @@ pub struct Cache {
 impl Cache {
     /// The cache in `memory_dir` for `model`, or an empty one.
     pub fn load(fs: &dyn Fs, memory_dir: &str, model: &str) -> Cache {
-        let empty = Cache { model: model.to_string(), ..Cache::default() };
+        // Stored on one line: compared as stored.
+        let model = model.replace(['\n', '\r'], " ");
+        let empty = Cache { model: model.clone(), ..Cache::default() };
         let Some(path) = plain_file(fs, memory_dir) else { return empty };
         match fs.read_file(&path, MAX_CACHE_BYTES).ok().and_then(|bytes| parse(&bytes)) {
             Some(cache) if cache.model == model => cache,
@@ -180,8 +189,12 @@ impl Cache {
             self.vectors.retain(|h, _| keep.contains(h));
         }
         let Some(path) = plain_file(fs, memory_dir) else { return false };
+        let bytes = self.encode();
+        if bytes.len() as u64 > MAX_CACHE_BYTES {
+            return false; // it could not be read back
+        }
         // `write_file` replaces the file whole: a crash leaves the old cache or the new one.
-        let written = fs.write_file(&path, &self.encode()).is_ok();
+        let written = fs.write_file(&path, &bytes).is_ok();
         self.changed = !written;
         written
     }

@@ -169,6 +169,8 @@ const INDEX_CACHE_VERSION: u32 = 2;
 /// A file changed this recently is not kept in the index: filesystems with a coarse clock
 /// (FAT, SMB, HFS+) could see a same-size edit within it keep its time.
 const RACY_MS: i64 = 2_000;
+/// A day in ms: a file dated further ahead than this is not being written now.
+const DAY_MS: i64 = 86_400_000;
 
 /// Every memory of `dir`, not only the newest [`MAX_FILES`], for recall to search (issue 27,
 /// item 3). The listings are read every time, so files written by other tools (the terminal
@@ -221,10 +223,11 @@ pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
     if usable && (changed || !cached.is_empty()) {
         // A link (no size), a file that could not be read, and one changed in the last
         // [`RACY_MS`] (a same-size edit within the clock's grain would go unseen) are read
-        // again next time. A time well in the future (a skewed clock, a copied tree) is
-        // settled: an edit now would give the file today's time, not that one.
+        // again next time. A time more than a day ahead (a tree copied from a machine whose
+        // clock was wrong) is settled: an edit now would give the file today's time, not
+        // that one. A share whose clock runs seconds ahead is not: its fresh files stay racy.
         let settled =
-            |c: &&Candidate| c.mtime_ms <= now_ms - RACY_MS || c.mtime_ms > now_ms.saturating_add(RACY_MS);
+            |c: &&Candidate| c.mtime_ms <= now_ms - RACY_MS || c.mtime_ms > now_ms.saturating_add(DAY_MS);
         let entries = candidates
             .iter()
             .zip(&report.headers)

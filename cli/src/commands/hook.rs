@@ -269,7 +269,8 @@ fn prompt(
         ignore_memory: false,
         embeddings: None,
     };
-    // Prompt time never waits for a model (R14.2): the offline selector.
+    // Prompt time never waits for a model (R14.2): the offline selector, with the user's
+    // embeddings model when one is set, within its budget (MEMDIR_EMBEDDINGS_TIMEOUT_MS).
     let outcome = recall(ctx, &query, session, None)?;
     // What does not fit the client's limit is taken back from the session: a later turn may
     // recall it.

@@ -35,7 +35,16 @@ pub fn recall(
     model: Option<&mut dyn llm::Model>,
 ) -> Result<RecallResult, Failure> {
     let mut core = ctx.core(index_grant(ctx, query)?)?;
-    let mut embedder = if model.is_none() { recall_embedder(ctx, query.embeddings)? } else { None };
+    // A spec from the environment that does not parse costs the meaning, not the recall (a
+    // hook runs on every prompt); one given on the command line is refused.
+    let (mut embedder, note) = match model {
+        Some(_) => (None, None),
+        None => match recall_embedder(ctx, query.embeddings) {
+            Ok(embedder) => (embedder, None),
+            Err(e) if query.embeddings.is_none() => (None, Some(format!("MEMDIR_EMBEDDINGS: {}", e.message))),
+            Err(e) => return Err(e),
+        },
+    };
     let input = Input {
         target: Target {
             cwd: query.cwd.to_string(),
@@ -54,7 +63,9 @@ pub fn recall(
     let first = core.recall_start(&input)?;
     let resume = |state: &str, reply| core.recall_resume(state, reply);
     let embedder = embedder.as_deref_mut().map(|e| e as &mut dyn llm::Embedder);
-    Ok(drive_with(first, model, embedder, resume, |_| {})?)
+    let mut result = drive_with(first, model, embedder, resume, |_| {})?;
+    result.diagnostics.extend(note);
+    Ok(result)
 }
 
 /// The embeddings model offline recall uses: `spec`, else `$MEMDIR_EMBEDDINGS`, else none.

@@ -4,15 +4,19 @@
 //!
 //! - `off`: none; offline recall ranks by words alone;
 //! - `openai:MODEL`: POST `{base}/embeddings` (`MEMDIR_EMBEDDINGS_BASE_URL`, else
-//!   `OPENAI_BASE_URL`; the key `MEMDIR_EMBEDDINGS_API_KEY`, else `OPENAI_API_KEY`, is
-//!   optional for local servers);
+//!   `OPENAI_BASE_URL`); the key is `MEMDIR_EMBEDDINGS_API_KEY`, and `OPENAI_API_KEY` only
+//!   when the server is OpenAI's own setting's (a key never goes to a server it was not
+//!   given for); local servers need none;
 //! - `command:CMD`: runs `sh -c CMD` with the request body on stdin; its stdout is the reply.
 //!
-//! Each call has `MEMDIR_EMBEDDINGS_TIMEOUT_MS` (default 10 s): recall runs at prompt time.
+//! A recall's calls share one deadline, `MEMDIR_EMBEDDINGS_TIMEOUT_MS` (default 10 s), and
+//! are not retried: recall runs at prompt time, and what did not fit is words alone this turn
+//! (the vectors that came are cached, so the next turn goes on from there).
 
 use super::command::Command;
 use super::{Limits, LlmError, http, var};
 use serde_json::{Value, json};
+use std::time::{Duration, Instant};
 
 /// A model that turns texts into vectors.
 pub trait Embedder {
@@ -25,26 +29,48 @@ pub trait Embedder {
 
 /// The embeddings model a spec names; `None` for `off`.
 pub fn from_spec(spec: &str, env: &[(String, String)]) -> Result<Option<Box<dyn Embedder>>, String> {
-    let timeout = var(env, "MEMDIR_EMBEDDINGS_TIMEOUT_MS").and_then(|v| v.parse().ok()).unwrap_or(10_000);
-    let limits = Limits { timeout: std::time::Duration::from_millis(timeout), ..Limits::from_env(env) };
+    let budget = var(env, "MEMDIR_EMBEDDINGS_TIMEOUT_MS").and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let budget = Duration::from_millis(budget);
+    let deadline = Deadline { at: Instant::now() + budget, budget };
     match spec.split_once(':').unwrap_or((spec, "")) {
         ("off", "") => Ok(None),
         ("openai", model) if !model.is_empty() => {
-            let base = var(env, "MEMDIR_EMBEDDINGS_BASE_URL")
-                .or_else(|| var(env, "OPENAI_BASE_URL"))
-                .unwrap_or("https://api.openai.com/v1");
-            let key = var(env, "MEMDIR_EMBEDDINGS_API_KEY").or_else(|| var(env, "OPENAI_API_KEY"));
+            let (base, key) = match var(env, "MEMDIR_EMBEDDINGS_BASE_URL") {
+                Some(base) => (base, var(env, "MEMDIR_EMBEDDINGS_API_KEY")),
+                None => (
+                    var(env, "OPENAI_BASE_URL").unwrap_or("https://api.openai.com/v1"),
+                    var(env, "MEMDIR_EMBEDDINGS_API_KEY").or_else(|| var(env, "OPENAI_API_KEY")),
+                ),
+            };
             Ok(Some(Box::new(Http {
                 model: model.to_string(),
                 url: format!("{}/embeddings", base.trim_end_matches('/')),
                 key: key.map(str::to_string),
-                limits,
+                deadline,
             })))
         }
         ("command", cmd) if !cmd.trim().is_empty() => {
-            Ok(Some(Box::new(Local { command: Command::new(cmd, limits), spec: spec.to_string() })))
+            Ok(Some(Box::new(Local { command: cmd.to_string(), spec: spec.to_string(), deadline })))
         }
         _ => Err(format!("unknown embeddings spec {spec:?}: use off, openai:MODEL or command:CMD")),
+    }
+}
+
+/// When a recall's embeddings calls must be done by.
+#[derive(Clone, Copy)]
+struct Deadline {
+    at: Instant,
+    budget: Duration,
+}
+
+impl Deadline {
+    /// One call's limits: what is left of the budget, and no retry.
+    fn limits(self) -> Result<Limits, LlmError> {
+        let left = self.at.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(LlmError::Timeout(self.budget));
+        }
+        Ok(Limits { timeout: left, retries: 0 })
     }
 }
 
@@ -53,7 +79,7 @@ struct Http {
     model: String,
     url: String,
     key: Option<String>,
-    limits: Limits,
+    deadline: Deadline,
 }
 
 impl Embedder for Http {
@@ -64,15 +90,16 @@ impl Embedder for Http {
     fn embed(&mut self, texts: &[String]) -> Result<Vec<Vec<f32>>, LlmError> {
         let headers: Vec<(&str, String)> =
             self.key.iter().map(|k| ("authorization", format!("Bearer {k}"))).collect();
-        let reply = http::post_json(&self.url, &headers, &body(&self.model, texts), self.limits)?;
+        let reply = http::post_json(&self.url, &headers, &body(&self.model, texts), self.deadline.limits()?)?;
         vectors(&reply, texts.len())
     }
 }
 
 /// A local command that answers as the endpoint would.
 struct Local {
-    command: Command,
+    command: String,
     spec: String,
+    deadline: Deadline,
 }
 
 impl Embedder for Local {
@@ -81,7 +108,7 @@ impl Embedder for Local {
     }
 
     fn embed(&mut self, texts: &[String]) -> Result<Vec<Vec<f32>>, LlmError> {
-        let out = self.command.run(body("", texts).to_string())?;
+        let out = Command::new(&self.command, self.deadline.limits()?).run(body("", texts).to_string())?;
         let reply: Value =
             serde_json::from_str(&out).map_err(|e| LlmError::Malformed(format!("not JSON: {e}")))?;
         vectors(&reply, texts.len())

@@ -57,7 +57,9 @@ function vectors(reply: unknown, expected: number): number[][] {
     if (!Array.isArray(embedding) || !embedding.every((v) => typeof v === "number")) {
       throw new Error("an embedding holds something other than numbers");
     }
-    if (!(index >= 0 && index < expected) || out[index] !== undefined) throw new Error("the `index`es are not one per text");
+    if (!Number.isInteger(index) || !(index >= 0 && index < expected) || out[index] !== undefined) {
+      throw new Error("the `index`es are not one per text");
+    }
     out[index] = embedding;
   });
   return out;

@@ -145,7 +145,8 @@ pub fn generate(dir: &Path, count: usize, seed: u64) -> std::io::Result<()> {
         }
         let path = dir.join(&rel);
         std::fs::write(&path, text)?;
-        let mtime = base_ms + (rng.next() % (365 * 86_400_000));
+        // Within 300 days of 2026-01-01: in the past, as files being recalled are.
+        let mtime = base_ms + (rng.next() % (300 * 86_400_000));
         std::fs::File::options()
             .write(true)
             .open(&path)?
