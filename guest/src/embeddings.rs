@@ -101,7 +101,7 @@ pub fn next(
     // old vectors are dropped, not compared.
     let width = progress.query.as_ref().map_or(0, Vec::len);
     if cache.dimensions != 0 && width != 0 && cache.dimensions != width {
-        cache = Cache { model: model.to_string(), changed: true, ..Cache::default() };
+        cache = Cache { model: model_key(model), changed: true, ..Cache::default() };
     }
     for (hash, vector) in &progress.received {
         cache.insert(*hash, vector)?;
@@ -150,8 +150,7 @@ pub struct Cache {
 impl Cache {
     /// The cache in `memory_dir` for `model`, or an empty one.
     pub fn load(fs: &dyn Fs, memory_dir: &str, model: &str) -> Cache {
-        // Stored on one line: compared as stored.
-        let model = model.replace(['\n', '\r'], " ");
+        let model = model_key(model);
         let empty = Cache { model: model.clone(), ..Cache::default() };
         let Some(path) = plain_file(fs, memory_dir) else { return empty };
         match fs.read_file(&path, MAX_CACHE_BYTES).ok().and_then(|bytes| parse(&bytes)) {
@@ -200,7 +199,7 @@ impl Cache {
     }
 
     fn encode(&self) -> Vec<u8> {
-        let model = self.model.replace(['\n', '\r'], " ");
+        let model = &self.model;
         let mut out =
             Vec::with_capacity(MAGIC.len() + model.len() + 9 + self.vectors.len() * (8 + self.dimensions));
         out.extend_from_slice(MAGIC);
@@ -214,6 +213,12 @@ impl Cache {
         }
         out
     }
+}
+
+/// What the cache records of the model's label: its hash, not the label, which may name a
+/// server with credentials in its address.
+fn model_key(label: &str) -> String {
+    format!("{:016x}", hash(label))
 }
 
 /// Why `vector` cannot be used beside vectors `dimensions` wide (0: none yet).
@@ -283,15 +288,18 @@ mod tests {
     use super::*;
 
     fn cache(model: &str) -> Cache {
-        Cache { model: model.into(), ..Cache::default() }
+        Cache { model: model_key(model), ..Cache::default() }
     }
 
     #[test]
     fn a_cache_round_trips() {
         let mut c = cache("m1");
         c.insert(7, &[0.5, -1.0, 0.25]).unwrap();
-        let again = parse(&c.encode()).unwrap();
-        assert_eq!(again.model, "m1");
+        let bytes = c.encode();
+        let again = parse(&bytes).unwrap();
+        assert_eq!(again.model, model_key("m1"));
+        let secret = cache("openai:m@http://user:hunter2@10.0.0.5/v1/embeddings").encode();
+        assert!(!String::from_utf8_lossy(&secret).contains("hunter2"), "the label is not written");
         let cos = cosine(&[0.5, -1.0, 0.25], again.get(7).unwrap());
         assert!(cos > 0.999, "{cos}");
     }
@@ -315,7 +323,7 @@ mod tests {
         assert!(parse(&whole[..whole.len() - 1]).is_none());
         assert!(parse(b"{\"not\": \"ours\"}").is_none());
         let mut huge = whole.clone();
-        let at = MAGIC.len() + 2;
+        let at = MAGIC.len() + model_key("m").len() + 1;
         huge[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(parse(&huge).is_none(), "an absurd width is refused, not allocated");
     }
