@@ -948,7 +948,9 @@ fn team_step(step: team::TeamStep) -> ex::team::TeamStep {
             dir: r.dir,
             remote: r.remote,
             branch: r.branch,
-            skipped: r.skipped,
+            skipped: r.skipped.map(|s| match s {
+                team::Skip::SyncedRecently(ago_ms) => t::SkipReason::SyncedRecently(ago_ms),
+            }),
             committed: r.committed,
             added: r.added,
             changed: r.changed,

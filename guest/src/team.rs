@@ -197,6 +197,22 @@ pub struct Conflict {
     pub message: String,
 }
 
+/// Why a sync did nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
+pub enum Skip {
+    /// An automatic sync, and the directory synced this many ms ago, within the interval.
+    SyncedRecently(i64),
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Skip::SyncedRecently(ago_ms) => write!(f, "synced {}s ago", ago_ms / 1000),
+        }
+    }
+}
+
 /// What a sync, init or status found and did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -207,8 +223,8 @@ pub struct Report {
     pub remote: Option<String>,
     /// The branch.
     pub branch: String,
-    /// Why nothing was done (an automatic sync that ran recently).
-    pub skipped: Option<String>,
+    /// Why nothing was done.
+    pub skipped: Option<Skip>,
     /// The local commit's subject, when this sync made one.
     pub committed: Option<String>,
     /// Files this machine added, changed and removed, committed by this sync.
@@ -585,7 +601,7 @@ impl Run<'_> {
         if let (Some(min), Some(last)) = (self.input.min_interval_ms, self.last_sync()?) {
             let ago = self.input.now_ms - last;
             if (0..min).contains(&ago) {
-                report.skipped = Some(format!("synced {}s ago", ago / 1000));
+                report.skipped = Some(Skip::SyncedRecently(ago));
                 self.figures(&mut report, &branch)?;
                 return Ok(report);
             }

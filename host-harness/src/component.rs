@@ -696,7 +696,9 @@ fn core_team_step(step: ex::team::TeamStep) -> TeamStep {
             dir: r.dir,
             remote: r.remote,
             branch: r.branch,
-            skipped: r.skipped,
+            skipped: r.skipped.map(|s| match s {
+                t::SkipReason::SyncedRecently(ago_ms) => team::Skip::SyncedRecently(ago_ms),
+            }),
             committed: r.committed,
             added: r.added,
             changed: r.changed,

@@ -73,7 +73,10 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let which = if common.private { Which::Private } else { Which::Team };
     let report = drive(ctx, &common.target, which, action, None)?;
     if common.json {
-        serde_json::to_writer_pretty(&mut *out, &report).map_err(std::io::Error::from)?;
+        // `skipped` in words, as this command has always printed it.
+        let mut json = serde_json::to_value(&report).map_err(std::io::Error::from)?;
+        json["skipped"] = serde_json::json!(report.skipped.map(|s| s.to_string()));
+        serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
         writeln!(out)?;
     } else {
         write!(out, "{}", render(&report))?;
