@@ -72,12 +72,13 @@ pub const STRONG: Cutoff = Cutoff {
 /// The memories offline recall offers for `query`, best first, each with how sure it is:
 /// those past [`OFFLINE`], the ones also past [`STRONG`] strong, the rest plausible.
 pub fn rank(query: &str, candidates: &[MemoryHeader]) -> Vec<(String, Confidence)> {
-    let scored = scores(query, candidates);
-    let strong = cut(query, candidates, &scored, STRONG);
-    let plausible = cut(query, candidates, &scored, OFFLINE)
-        .into_iter()
-        .filter(|i| !strong.contains(i))
-        .take(MENTION_LIMIT);
+    // Each memory's terms are counted once: the scores and the best match's coverage read them.
+    let terms = Terms::of(query);
+    let docs: Vec<Counts> = candidates.iter().map(|c| terms.count(&document(c))).collect();
+    let scored = scores_of(&terms, &docs);
+    let strong = cut(&terms, &docs, &scored, STRONG);
+    let plausible =
+        cut(&terms, &docs, &scored, OFFLINE).into_iter().filter(|i| !strong.contains(i)).take(MENTION_LIMIT);
     let path = |i: usize| candidates[i].path.clone();
     strong
         .iter()
@@ -154,10 +155,10 @@ fn by_meaning(cosines: &[f32], cutoff: MeaningCutoff) -> Vec<usize> {
 }
 
 /// The indexes of the `scored` candidates `cutoff` keeps, best first.
-fn cut(query: &str, candidates: &[MemoryHeader], scored: &[(f64, usize)], cutoff: Cutoff) -> Vec<usize> {
+fn cut(terms: &Terms, docs: &[Counts], scored: &[(f64, usize)], cutoff: Cutoff) -> Vec<usize> {
     let Some(&(best, first)) = scored.first() else { return Vec::new() };
-    let enough = best >= cutoff.min_evidence * idf(candidates.len() as f64, 1.0)
-        || coverage(query, &candidates[first]) >= cutoff.min_coverage;
+    let enough = best >= cutoff.min_evidence * idf(docs.len() as f64, 1.0)
+        || docs[first].coverage(terms) >= cutoff.min_coverage;
     if !enough {
         return Vec::new();
     }
@@ -191,8 +192,8 @@ pub fn shortlist(
             counts.add(&terms, body);
             counts
         })
-        .collect();
-    let scored = scores_of(&terms, docs);
+        .collect::<Vec<_>>();
+    let scored = scores_of(&terms, &docs);
     // Then the rest by kind: who the user is and how they want work done apply to most
     // requests whatever their words; then project state, then references. Newest first.
     let kind = |i: &usize| match candidates[*i].memory_type {
@@ -212,13 +213,6 @@ pub fn shortlist(
         keep[i] = true;
     }
     candidates.into_iter().zip(keep).filter_map(|(c, k)| k.then_some(c)).collect()
-}
-
-/// BM25 scores of the candidates that share a term with `query`, best first (ties keep the
-/// candidates' order), each with the candidate's index.
-fn scores(query: &str, candidates: &[MemoryHeader]) -> Vec<(f64, usize)> {
-    let terms = Terms::of(query);
-    scores_of(&terms, candidates.iter().map(|c| terms.count(&document(c))).collect())
 }
 
 /// The request's terms: each one as often as the request says it (each occurrence weighs), and
@@ -273,6 +267,11 @@ impl Terms {
 }
 
 impl Counts {
+    /// The share of the request's distinct terms this document holds.
+    fn coverage(&self, terms: &Terms) -> f64 {
+        self.tf.iter().filter(|tf| **tf > 0).count() as f64 / terms.distinct.len().max(1) as f64
+    }
+
     fn add(&mut self, terms: &Terms, text: &str) {
         each_term(
             text,
@@ -287,15 +286,16 @@ impl Counts {
     }
 }
 
-/// BM25 over documents already counted.
-fn scores_of(terms: &Terms, docs: Vec<Counts>) -> Vec<(f64, usize)> {
+/// BM25 scores of the documents that share a term with the request, best first (ties keep the
+/// documents' order), each with the document's index.
+fn scores_of(terms: &Terms, docs: &[Counts]) -> Vec<(f64, usize)> {
     if terms.all.is_empty() {
         return Vec::new();
     }
     let n = docs.len() as f64;
     let avg_len = docs.iter().map(|d| d.len).sum::<usize>() as f64 / n.max(1.0);
     let mut doc_freq = vec![0usize; terms.distinct.len()];
-    for doc in &docs {
+    for doc in docs {
         for (df, tf) in doc_freq.iter_mut().zip(&doc.tf) {
             *df += usize::from(*tf > 0);
         }
@@ -325,13 +325,6 @@ fn scores_of(terms: &Terms, docs: Vec<Counts>) -> Vec<(f64, usize)> {
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     scored
-}
-
-/// The share of the request's distinct terms that `header` holds.
-fn coverage(query: &str, header: &MemoryHeader) -> f64 {
-    let terms = Terms::of(query);
-    let counts = terms.count(&document(header));
-    counts.tf.iter().filter(|tf| **tf > 0).count() as f64 / terms.distinct.len().max(1) as f64
 }
 
 /// BM25's weight of a term found in `df` of `n` memories.

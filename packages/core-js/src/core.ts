@@ -74,7 +74,8 @@ export type Step<T> = { tag: "ask"; val: ModelCall } | { tag: "embed"; val: Embe
 /** An embeddings model: one vector per text, in order (an OpenAI-compatible `/v1/embeddings`, say). */
 export type Embed = (texts: string[]) => Promise<number[][]>;
 
-const failure = (e: unknown): ModelReply => ({ tag: "failed", val: e instanceof Error ? e.message : String(e) });
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const failure = (why: string): ModelReply => ({ tag: "failed", val: why });
 
 /**
  * The whole loop a host runs over a workflow (recall, extraction, dream): while the core asks,
@@ -96,13 +97,13 @@ export async function drive<T>(
       try {
         reply = { tag: "text", val: await ask(step.val.request) };
       } catch (e) {
-        reply = failure(e);
+        reply = failure(message(e));
       }
     } else if (embed) {
       try {
         reply = { tag: "vectors", val: (await embed(step.val.texts)).map((v) => Float32Array.from(v)) };
       } catch (e) {
-        reply = failure(`embeddings: ${e instanceof Error ? e.message : String(e)}`);
+        reply = failure(`embeddings: ${message(e)}`);
       }
     } else {
       reply = failure("no embeddings model is configured");
