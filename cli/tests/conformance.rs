@@ -3,7 +3,8 @@
 //! `BLESS=1` rewrites the expected output from the component run. See `tests/README.md`.
 
 use memdir_harness::ComponentRuntime;
-use memdir_harness::calls::{Call, Log, call_native};
+use memdir_harness::calls::{Call, Log};
+use memdir_harness::native;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -150,7 +151,7 @@ fn main() {
             continue;
         }
         let case: Case = serde_json::from_str(&fs::read_to_string(dir.join("case.json")).unwrap()).unwrap();
-        let native_verdict = replay(dir, &case, |fs, f, a| call_native(&fs, f, a));
+        let native_verdict = replay(dir, &case, |fs, f, a| native::call(&fs, f, a));
         count(&mut native, &name, "native", native_verdict);
         let wasmtime_verdict = replay(dir, &case, |fs, f, a| runtime.call_json(fs, f, a));
         count(&mut wasmtime, &name, "wasmtime", wasmtime_verdict);

@@ -318,3 +318,42 @@ fn the_selector_benchmark_reads_a_labelled_set_and_refuses_anything_else() {
     assert_ne!(status, 0);
     assert!(err.contains("is not a labelled set"), "{err}");
 }
+
+#[test]
+fn the_native_table_answers_every_export_of_the_component() {
+    // One contract, one table (issue 25, item 2): an export missing from `native::call` would
+    // leave the native backend and the call-script replays behind the component.
+    let names = runtime().export_names();
+    assert!(names.len() > 40, "{names:?}");
+    assert!(names.contains(&"team.start".to_string()) && names.contains(&"hook.fit".to_string()));
+    let fs = ConfinedFs::new();
+    for name in &names {
+        if let Err(message) = memdir_harness::native::call(&fs, name, &[]) {
+            assert!(!message.contains("no exported function"), "{name}: {message}");
+        }
+    }
+    let message = memdir_harness::native::call(&fs, "scan.nothing", &[]).unwrap_err();
+    assert!(message.contains("no exported function"), "{message}");
+}
+
+#[test]
+fn a_call_that_fits_no_export_is_refused_and_the_instance_lives_on() {
+    let runtime = runtime();
+    let mut core = runtime.core(ConfinedFs::new());
+    for (func, args) in [
+        ("scan.nothing", vec![]),
+        ("nothing", vec![]),
+        ("index.truncate", vec![]),
+        ("index.truncate", vec![serde_json::json!(42)]),
+        ("budget.session-totals", vec![serde_json::json!({"tag": "ok"})]),
+    ] {
+        match core.call(func, args) {
+            Err(Error::Contract(message)) => {
+                assert!(message.contains(func) || message.contains("exports no"))
+            }
+            other => panic!("{func}: expected a broken contract, got {:?}", other.map(|r| r.into_json())),
+        }
+    }
+    let index = core.truncate_index("- [A](a.md) — a\n").expect("the instance still answers");
+    assert_eq!(index.text, "- [A](a.md) — a");
+}

@@ -17,7 +17,7 @@ pub const TURN_BYTES: u32 = SELECT_COUNT * MEMORY_BYTES;
 pub const SESSION_BYTES: u32 = 60 * 1024;
 
 /// All budget limits in one place, as the `budget.limits` export reports them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Limits {
     /// Lines of MEMORY.md kept.
@@ -57,7 +57,7 @@ pub const LIMITS: Limits = Limits {
 };
 
 /// What a session holds, for hosts that report it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Totals {
     /// Memories surfaced so far.

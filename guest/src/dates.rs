@@ -5,7 +5,7 @@
 use chrono::{Datelike, Days, NaiveDate, Weekday};
 
 /// One conversion made.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Conversion {
     /// The words as written.
     pub from: String,

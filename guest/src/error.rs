@@ -4,7 +4,7 @@ use crate::fs::FsError;
 use thiserror::Error;
 
 /// An error from a core operation.
-#[derive(Debug, Clone, PartialEq, Eq, Error, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Error, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
 pub enum Error {
     /// The host filesystem failed for a path the operation needed.

@@ -163,7 +163,7 @@ pub struct Input {
 }
 
 /// What an extraction did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExtractResult {
     /// Why it did not run.
     pub skipped: Option<Skip>,
@@ -360,7 +360,7 @@ struct Turn<'a> {
 }
 
 /// Why extraction did not run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Skip {
     /// Not the main agent.

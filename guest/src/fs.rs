@@ -54,7 +54,7 @@ pub struct FileStat {
 }
 
 /// A host filesystem error; each message names the path.
-#[derive(Debug, Clone, PartialEq, Eq, Error, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Error, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
 pub enum FsError {
     /// The path does not exist.

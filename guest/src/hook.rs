@@ -22,7 +22,7 @@ const CUT_NOTE: &str = "\n[memdir: cut here to fit this agent's limit for hook t
 directory has the rest]\n";
 
 /// What a hook injects for one recall, and the session to keep.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RecallContext {
     /// The hook text; `None` when nothing was recalled or nothing fits.
     pub text: Option<String>,

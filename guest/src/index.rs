@@ -15,7 +15,7 @@ pub const MAX_CHARS: usize = 25_000;
 pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// Which cuts were applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Truncation {
     /// Only the line cut.
@@ -38,7 +38,7 @@ impl Truncation {
 }
 
 /// The index as loaded for the prompt.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct LoadedIndex {
     /// What the model sees: the kept part, then a blank line and the warning when cut.

@@ -21,7 +21,7 @@ pub const MAX_IMPORT_DEPTH: usize = 4;
 pub const DEFAULT_MANAGED_DIR: &str = "/etc/claude-code";
 
 /// Who wrote a file and where it lives (R3.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileType {
     /// Organisation policy.
@@ -75,7 +75,7 @@ impl FileType {
 }
 
 /// One loaded file.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct InstructionFile {
     /// Absolute path.
@@ -111,7 +111,7 @@ pub struct Request<'a> {
 }
 
 /// Everything the prompt needs about one working directory.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Loaded {
     /// The files in load order.

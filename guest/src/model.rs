@@ -41,7 +41,7 @@ pub struct ModelRequest {
 }
 
 /// One `ask` step: the request, and the state to resume with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelCall {
     /// What to ask the model.
     pub request: ModelRequest,
@@ -55,7 +55,7 @@ pub struct ModelCall {
 
 /// One `embed` step (issue 27): texts for the host's embeddings model, and the state to resume
 /// with. The host answers with [`Reply::Vectors`], one per text in order, or [`Reply::Failed`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EmbedCall {
     /// What to embed.
     pub texts: Vec<String>,
@@ -90,7 +90,7 @@ impl Reply {
 }
 
 /// One step of a workflow.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
 pub enum Step<T> {
     /// Ask the model, then resume.

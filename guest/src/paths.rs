@@ -11,7 +11,7 @@ pub const MAX_SLUG_LEN: usize = 200;
 const MAX_GIT_FILE_BYTES: u64 = 4096;
 
 /// A working directory's memory location.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct MemoryLocation {
     /// The canonical project root.

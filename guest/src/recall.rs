@@ -50,7 +50,7 @@ pub struct Input {
 }
 
 /// What a recall produced, and the session to keep.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct RecallResult {
     /// Why nothing was recalled, when it was skipped.
@@ -72,7 +72,7 @@ pub struct RecallResult {
 }
 
 /// Who selected a recall's memories.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Selector {
     /// The model, from the shortlist it was offered.
@@ -302,7 +302,7 @@ struct Turn<'a> {
 }
 
 /// Why nothing was recalled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Skip {
     /// The request is a single word (R7.2).
@@ -340,7 +340,7 @@ struct Pending {
 }
 
 /// One memory, ready to be placed in the conversation (R7.5).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Attachment {
     /// Path relative to the memory directory; absolute for a shared memory.
     pub path: String,

@@ -56,7 +56,7 @@ pub struct MemoryHeader {
 }
 
 /// An entry the scan passed over, with the reason.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
     /// Path relative to the scanned directory.
     pub path: String,
@@ -65,7 +65,7 @@ pub struct Skipped {
 }
 
 /// What a scan returns.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ScanReport {
     /// Newest first, at most [`MAX_FILES`].
     pub headers: Vec<MemoryHeader>,

@@ -30,7 +30,7 @@ impl<'a> Env<'a> {
 }
 
 /// Which rule of the auto-memory chain (R4.2) decided.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
 pub enum DecidedBy {
     /// `CLAUDE_CODE_DISABLE_AUTO_MEMORY`.
@@ -59,7 +59,7 @@ impl DecidedBy {
 }
 
 /// The switches in force for one working directory.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Switches {
     /// Instruction files (Managed, User, Project, Local) are loaded (R4.1).

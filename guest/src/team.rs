@@ -29,7 +29,8 @@ use std::collections::BTreeMap;
 /// When `teamSync: auto` syncs, the same in every host: a session's first sync skips a
 /// directory synced within `session_interval_ms`, and after a write the sync waits
 /// `write_delay_ms` for the next one, so a burst of saves is one commit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct AutoSync {
     /// A session's first sync skips a directory synced this recently.
     pub session_interval_ms: i64,
@@ -250,7 +251,7 @@ pub struct Report {
 }
 
 /// One step of a sync.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
 pub enum TeamStep {
     /// Run git, then [`resume`] with its output.

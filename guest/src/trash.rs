@@ -18,7 +18,7 @@ pub const KEEP_DAYS: i64 = 30;
 const LINES_SUFFIX: &str = ".index";
 
 /// One memory in the trash.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Trashed {
     /// What `restore` takes: `<when>_<file>`.

@@ -146,7 +146,7 @@ pub fn forget(fs: &dyn Fs, target: &Target, path: &str) -> Result<ForgetReport> 
 pub use crate::scope::{Scope, TEAM_DIR};
 
 /// What a save changed.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct SaveReport {
     /// The file, relative to the memory directory.
@@ -167,7 +167,7 @@ pub struct SaveReport {
 }
 
 /// What a forget changed.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct ForgetReport {
     /// The file removed, relative to the memory directory.
@@ -911,7 +911,7 @@ mod tests {
 }
 
 /// What [`rebuild_index`] wrote.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Rebuilt {
     /// The index written, absolute.
     pub path: String,

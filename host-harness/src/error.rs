@@ -13,13 +13,17 @@ pub enum Error {
     #[error("the memory core failed during `{operation}`: {message}")]
     Trap {
         /// The exported operation that was running.
-        operation: &'static str,
+        operation: String,
         /// What wasmtime and the guest said.
         message: String,
     },
     /// The component could not be compiled, loaded or instantiated.
     #[error("could not load the memory core: {0:#}")]
     Load(#[source] wasmtime::Error),
+    /// A call that fits no export, or a result the host cannot read: the host and the core
+    /// disagree about the contract (a bug, or a core from another memdir version).
+    #[error("the memory core's contract was broken: {0}")]
+    Contract(String),
     /// The component imports something memdir does not grant (R0.2).
     #[error("the memory core imports `{0}`, which memdir does not grant; refusing to run it")]
     ForbiddenImport(String),

@@ -89,17 +89,3 @@ fn to_wit(e: FsError) -> wit::FsError {
         FsError::Other(m) => wit::FsError::Other(m),
     }
 }
-
-/// The reverse of [`to_wit`], for errors the component reports back.
-pub(crate) fn from_wit(e: wit::FsError) -> FsError {
-    match e {
-        wit::FsError::NotFound(m) => FsError::NotFound(m),
-        wit::FsError::PermissionDenied(m) => FsError::PermissionDenied(m),
-        wit::FsError::OutsideRoot(m) => FsError::OutsideRoot(m),
-        wit::FsError::ReadOnly(m) => FsError::ReadOnly(m),
-        wit::FsError::NotADirectory(m) => FsError::NotADirectory(m),
-        wit::FsError::IsADirectory(m) => FsError::IsADirectory(m),
-        wit::FsError::InvalidPath(m) => FsError::InvalidPath(m),
-        wit::FsError::Other(m) => FsError::Other(m),
-    }
-}

@@ -1,31 +1,27 @@
 //! The memory core called natively: the same crate the component is built from, on the same
 //! [`crate::ConfinedFs`]. The conformance runner checks that both backends agree.
+//!
+//! [`call`] is the native side of the contract, one line per export. It is the only table: the
+//! typed API ([`Core`]) is written once over it, and the component needs none.
 
 use crate::Core;
-use crate::error::Result;
+use crate::Returned;
+use crate::error::{Error, Result};
 use crate::fs::SharedFs;
-use memdir_core::budget::{self, LIMITS, Limits, Totals};
-use memdir_core::check::CheckReport;
-use memdir_core::dream::DreamResult;
-use memdir_core::evidence::GitFacts;
-use memdir_core::extract::ExtractResult;
-use memdir_core::index::LoadedIndex;
-use memdir_core::instructions::{Loaded, Request};
-use memdir_core::model::{Reply, Step};
-use memdir_core::paths::{AgentScope, MemoryLocation};
-use memdir_core::pause::{self, Pause};
-use memdir_core::pending::{self, Proposal};
+use memdir_core::budget::LIMITS;
+use memdir_core::instructions::Request;
 use memdir_core::prompt::Options;
-use memdir_core::recall::RecallResult;
-use memdir_core::scan::{MemoryHeader, ScanReport};
-use memdir_core::switches::Switches;
+use memdir_core::recall::Attachment;
+use memdir_core::scan::MemoryHeader;
 use memdir_core::target::Target;
-use memdir_core::team::{GitOutput, TeamStep};
-use memdir_core::trash::{self, Trashed};
-use memdir_core::writer::{ForgetReport, Rebuilt, Save, SaveReport};
+use memdir_core::writer::{Memory, Save, Scope};
 use memdir_core::{
-    dailylog, dream, extract, index, instructions, manifest, paths, prompt, recall, scan, team, writer,
+    Fs, MemoryType, budget, dailylog, dream, extract, hook, index, instructions, manifest, paths, pause,
+    pending, prompt, recall, scan, team, trash, writer,
 };
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 /// The core as a native library.
 pub struct NativeCore {
@@ -44,165 +40,142 @@ impl Core for NativeCore {
         "native"
     }
 
-    fn scan(&mut self, dir: &str, now_ms: i64) -> Result<ScanReport> {
-        Ok(scan::scan(&*self.fs, dir, now_ms)?)
+    fn call(&mut self, func: &str, args: Vec<Value>) -> Result<Returned> {
+        call(&*self.fs, func, &args).map(Returned::json).map_err(Error::Contract)
     }
+}
 
-    fn manifest(&mut self, headers: &[MemoryHeader]) -> Result<String> {
-        Ok(manifest::format(headers))
+/// Calls an exported function on the native core, arguments and result in the JSON form of
+/// [`crate::calls`]. Fails (with a message) only when the call itself is malformed: an unknown
+/// function, or arguments that do not fit its parameters.
+pub fn call(fs: &dyn Fs, func: &str, args: &[Value]) -> std::result::Result<Value, String> {
+    let arg = |i: usize| args.get(i).cloned().ok_or_else(|| format!("{func}: argument {i} is missing"));
+    fn de<T: DeserializeOwned>(
+        func: &str,
+        v: std::result::Result<Value, String>,
+    ) -> std::result::Result<T, String> {
+        serde_json::from_value(v?).map_err(|e| format!("{func}: {e}"))
     }
-
-    fn load_index(&mut self, path: &str) -> Result<LoadedIndex> {
-        Ok(index::load(&*self.fs, path)?)
+    fn wit<T: Serialize>(r: memdir_core::Result<T>) -> Value {
+        match r {
+            Ok(v) => json!({"tag": "ok", "val": v}),
+            Err(e) => json!({"tag": "err", "val": e}),
+        }
     }
+    let s = |i| de::<String>(func, arg(i));
+    let env = |i| de::<Vec<(String, String)>>(func, arg(i));
+    let cap = |i| de::<Option<u32>>(func, arg(i)).map(|c| c.map_or(hook::COMMON_CAP, |c| c as usize));
+    Ok(match func {
+        "scan.scan" => wit(scan::scan(fs, &s(0)?, de(func, arg(1))?)),
+        "manifest.format" => json!(manifest::format(&de::<Vec<MemoryHeader>>(func, arg(0))?)),
+        "index.load" => wit(index::load(fs, &s(0)?)),
+        "index.truncate" => json!(index::truncate(&s(0)?)),
+        "paths.slug" => json!(paths::slug(&s(0)?)),
+        "paths.locate" => wit(paths::memory_location(fs, &s(0)?, &env(1)?)),
+        "paths.agent-dir" => wit(paths::agent_memory_dir(fs, &s(0)?, &env(1)?, &s(2)?, de(func, arg(3))?)),
+        "budget.limits" => json!(LIMITS),
+        "budget.session-totals" => wit(budget::totals(&s(0)?)),
+        "instructions.load" | "instructions.prompt" => {
+            let r: LoadRequest = de(func, arg(0))?;
+            let request = Request { cwd: &r.cwd, env: &r.env, touching: &r.touching, add_dirs: &r.add_dirs };
+            let loaded = instructions::load(fs, &request);
+            match func {
+                "instructions.load" => wit(loaded),
+                _ => {
+                    let options: Options = de(func, arg(1))?;
+                    wit(loaded.map(|l| prompt::render(&l, options)))
+                }
+            }
+        }
+        "instructions.guidance" => json!(prompt::guidance(&s(0)?, de(func, arg(1))?)),
+        "instructions.approve-external" => wit(memdir_core::approval::approve(fs, &s(0)?, &env(1)?)),
+        "instructions.status" => wit(instructions::status(fs, &s(0)?, &env(1)?)
+            .map(|(switches, location)| json!({"switches": switches, "location": location}))),
+        "recall.start" => wit(recall::start(fs, &de(func, arg(0))?)),
+        "recall.resume" => wit(recall::resume(fs, &s(0)?, de(func, arg(1))?)),
+        "writer.save" => {
+            let r: SaveRequest = de(func, arg(0))?;
+            wit(writer::save(fs, &Save { target: &r.target, memory: r.memory() }))
+        }
+        "writer.forget" => wit(writer::forget(fs, &de(func, arg(0))?, &s(1)?)),
+        "check.fix" => wit(memdir_core::check::fix(fs, &de(func, arg(0))?, de(func, arg(1))?)),
+        "check.check" => {
+            wit(memdir_core::check::check(fs, &de(func, arg(0))?, de(func, arg(1))?, &de(func, arg(2))?))
+        }
+        "writer.rebuild-index" => wit(writer::rebuild_index(fs, &de(func, arg(0))?, de(func, arg(1))?)),
+        "writer.trash" => wit(trash::list_for(fs, &de(func, arg(0))?)),
+        "writer.restore" => wit(trash::restore_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
+        "writer.pending" => wit(pending::list_for(fs, &de(func, arg(0))?)),
+        "writer.accept" => {
+            wit(pending::accept_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?, de(func, arg(3))?))
+        }
+        "writer.reject" => wit(pending::reject_for(fs, &de(func, arg(0))?, &s(1)?)),
+        "writer.pause" => wit(pause::pause_for(fs, &de(func, arg(0))?, de(func, arg(1))?, de(func, arg(2))?)),
+        "writer.resume" => wit(pause::resume_for(fs, &de(func, arg(0))?, de(func, arg(1))?)),
+        "writer.paused" => wit(pause::state_for(fs, &de(func, arg(0))?, de(func, arg(1))?)),
+        "extract.parse-transcript" => {
+            wit(extract::parse_transcript(&s(0)?).map_err(memdir_core::Error::InvalidInput))
+        }
+        "extract.start" => wit(extract::start(fs, &de(func, arg(0))?)),
+        "extract.resume" => wit(extract::resume(fs, &s(0)?, de(func, arg(1))?)),
+        "daily-log.append" => {
+            wit(dailylog::append_to(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?, de(func, arg(3))?))
+        }
+        "dream.start" => wit(dream::start(fs, &de(func, arg(0))?)),
+        "dream.resume" => wit(dream::resume(fs, &s(0)?, de(func, arg(1))?)),
+        "team.start" => wit(team::start(fs, de(func, arg(0))?)),
+        "team.resume" => wit(team::resume(fs, &s(0)?, de(func, arg(1))?)),
+        "team.auto-sync" => json!(team::AUTO_SYNC),
+        "team.merge-index" => json!(index::merge(&s(0)?, &s(1)?, &s(2)?)),
+        "hook.recall-context" => {
+            wit(hook::recall_context(&s(0)?, &de::<Vec<Attachment>>(func, arg(1))?, cap(2)?))
+        }
+        "hook.fit" => json!(hook::fit(&s(0)?, cap(1)?)),
+        "hook.session-name" => {
+            json!(hook::session_name(&s(0)?, de::<Option<String>>(func, arg(1))?.as_deref()))
+        }
+        other => return Err(format!("no exported function {other:?}")),
+    })
+}
 
-    fn truncate_index(&mut self, content: &str) -> Result<LoadedIndex> {
-        Ok(index::truncate(content))
-    }
+/// The WIT `load-request`, owned.
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct LoadRequest {
+    cwd: String,
+    env: Vec<(String, String)>,
+    touching: Vec<String>,
+    add_dirs: Vec<String>,
+}
 
-    fn locate(&mut self, cwd: &str, env: &[(String, String)]) -> Result<MemoryLocation> {
-        Ok(paths::memory_location(&*self.fs, cwd, env)?)
-    }
+/// The WIT `save-request`, owned.
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct SaveRequest {
+    target: Target,
+    memory_type: MemoryType,
+    name: String,
+    description: String,
+    file: Option<String>,
+    replaces: Option<String>,
+    body: String,
+    now_ms: i64,
+    utc_offset_minutes: i32,
+    scope: Option<Scope>,
+}
 
-    fn limits(&mut self) -> Result<Limits> {
-        Ok(LIMITS)
-    }
-
-    fn session_totals(&mut self, session: &str) -> Result<Totals> {
-        Ok(budget::totals(session)?)
-    }
-
-    fn agent_dir(
-        &mut self,
-        cwd: &str,
-        env: &[(String, String)],
-        agent: &str,
-        scope: AgentScope,
-    ) -> Result<String> {
-        Ok(paths::agent_memory_dir(&*self.fs, cwd, env, agent, scope)?)
-    }
-
-    fn load_instructions(&mut self, request: &Request<'_>) -> Result<Loaded> {
-        Ok(instructions::load(&*self.fs, request)?)
-    }
-
-    fn prompt(&mut self, request: &Request<'_>, options: Options) -> Result<String> {
-        Ok(prompt::render(&instructions::load(&*self.fs, request)?, options))
-    }
-
-    fn approve_external(&mut self, cwd: &str, env: &[(String, String)]) -> Result<String> {
-        Ok(memdir_core::approval::approve(&*self.fs, cwd, env)?)
-    }
-
-    fn status(&mut self, cwd: &str, env: &[(String, String)]) -> Result<(Switches, MemoryLocation)> {
-        Ok(instructions::status(&*self.fs, cwd, env)?)
-    }
-
-    fn recall_start(&mut self, input: &recall::Input) -> Result<Step<RecallResult>> {
-        Ok(recall::start(&*self.fs, input)?)
-    }
-
-    fn recall_resume(&mut self, state: &str, reply: Reply) -> Result<Step<RecallResult>> {
-        Ok(recall::resume(&*self.fs, state, reply)?)
-    }
-
-    fn save(&mut self, request: &Save<'_>) -> Result<SaveReport> {
-        Ok(writer::save(&*self.fs, request)?)
-    }
-
-    fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport> {
-        Ok(writer::forget(&*self.fs, target, path)?)
-    }
-
-    fn rebuild_index(&mut self, target: &Target, now_ms: i64) -> Result<Option<Rebuilt>> {
-        Ok(writer::rebuild_index(&*self.fs, target, now_ms)?)
-    }
-
-    fn check(&mut self, target: &Target, now_ms: i64, git: &GitFacts) -> Result<CheckReport> {
-        Ok(memdir_core::check::check(&*self.fs, target, now_ms, git)?)
-    }
-
-    fn check_fix(&mut self, target: &Target, now_ms: i64) -> Result<Vec<String>> {
-        Ok(memdir_core::check::fix(&*self.fs, target, now_ms)?)
-    }
-
-    fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>> {
-        Ok(trash::list_for(&*self.fs, target)?)
-    }
-
-    fn restore(&mut self, target: &Target, id: &str, now_ms: i64) -> Result<Trashed> {
-        Ok(trash::restore_for(&*self.fs, target, id, now_ms)?)
-    }
-
-    fn pending(&mut self, target: &Target) -> Result<Vec<Proposal>> {
-        Ok(pending::list_for(&*self.fs, target)?)
-    }
-
-    fn accept(
-        &mut self,
-        target: &Target,
-        id: &str,
-        now_ms: i64,
-        utc_offset_minutes: i32,
-    ) -> Result<Vec<Proposal>> {
-        Ok(pending::accept_for(&*self.fs, target, id, now_ms, utc_offset_minutes)?)
-    }
-
-    fn reject(&mut self, target: &Target, id: &str) -> Result<Vec<Proposal>> {
-        Ok(pending::reject_for(&*self.fs, target, id)?)
-    }
-
-    fn pause(&mut self, target: &Target, now_ms: i64, until_ms: Option<i64>) -> Result<Pause> {
-        Ok(pause::pause_for(&*self.fs, target, now_ms, until_ms)?)
-    }
-
-    fn resume(&mut self, target: &Target, now_ms: i64) -> Result<bool> {
-        Ok(pause::resume_for(&*self.fs, target, now_ms)?)
-    }
-
-    fn paused(&mut self, target: &Target, now_ms: i64) -> Result<Option<Pause>> {
-        Ok(pause::state_for(&*self.fs, target, now_ms)?)
-    }
-
-    fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>> {
-        extract::parse_transcript(text).map_err(|m| memdir_core::Error::InvalidInput(m).into())
-    }
-
-    fn extract_start(&mut self, input: &extract::Input) -> Result<Step<ExtractResult>> {
-        Ok(extract::start(&*self.fs, input)?)
-    }
-
-    fn extract_resume(&mut self, state: &str, reply: Reply) -> Result<Step<ExtractResult>> {
-        Ok(extract::resume(&*self.fs, state, reply)?)
-    }
-
-    fn log_append(
-        &mut self,
-        target: &Target,
-        text: &str,
-        now_ms: i64,
-        utc_offset_minutes: i32,
-    ) -> Result<String> {
-        Ok(dailylog::append_to(&*self.fs, target, text, now_ms, utc_offset_minutes)?)
-    }
-
-    fn dream_start(&mut self, input: &dream::Input) -> Result<Step<DreamResult>> {
-        Ok(dream::start(&*self.fs, input)?)
-    }
-
-    fn dream_resume(&mut self, state: &str, reply: Reply) -> Result<Step<DreamResult>> {
-        Ok(dream::resume(&*self.fs, state, reply)?)
-    }
-
-    fn team_start(&mut self, input: &team::Input) -> Result<TeamStep> {
-        Ok(team::start(&*self.fs, input.clone())?)
-    }
-
-    fn team_resume(&mut self, state: &str, output: GitOutput) -> Result<TeamStep> {
-        Ok(team::resume(&*self.fs, state, output)?)
-    }
-
-    fn merge_index(&mut self, base: &str, ours: &str, theirs: &str) -> Result<String> {
-        Ok(index::merge(base, ours, theirs))
+impl SaveRequest {
+    fn memory(&self) -> Memory<'_> {
+        Memory {
+            memory_type: self.memory_type,
+            name: &self.name,
+            description: &self.description,
+            file: self.file.as_deref(),
+            replaces: self.replaces.as_deref(),
+            body: &self.body,
+            now_ms: self.now_ms,
+            utc_offset_minutes: self.utc_offset_minutes,
+            scope: self.scope,
+        }
     }
 }

@@ -20,6 +20,7 @@ use crate::ops::whole_tree;
 use crate::{Context, Failure};
 use clients::Payload;
 use memdir_core::prompt::Options;
+use memdir_harness::ConfinedFs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -138,7 +139,11 @@ fn answer(ctx: &Context, args: &Args) -> Result<(Client, Option<String>), Failur
             None
         }
     };
-    Ok((client, context.map(|c| memdir_core::hook::fit(&c, client.cap()))))
+    let fitted = match context {
+        Some(text) => Some(ctx.core(ConfinedFs::new())?.hook_fit(&text, Some(client.cap()))?),
+        None => None,
+    };
+    Ok((client, fitted))
 }
 
 /// One session's state: its project, its memory directory and its files in `.sessions/`.
@@ -158,14 +163,15 @@ impl Turn {
             Some(cwd) => cwd.clone(),
             None => crate::absolute(Path::new("."))?,
         };
-        let location = ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?;
+        let mut core = ctx.core(whole_tree()?)?;
+        let location = core.locate(&cwd, ctx.env())?;
         let shares = !memdir_core::scope::shared(&location).is_empty();
         let memory_dir = location.memory_dir;
         // A broken directory gives no injection (R14.2): not a half-built prompt about it.
         if std::fs::metadata(&memory_dir).is_ok_and(|m| !m.is_dir()) {
             return Err(Failure::input(format!("{memory_dir}: the memory directory is not a directory")));
         }
-        let name = memdir_core::hook::session_name(&client_name(client), payload.session.as_deref());
+        let name = core.hook_session_name(&client_name(client), payload.session.as_deref())?;
         let stem = Path::new(&memory_dir).join(".sessions").join(name);
         Ok(Turn { cwd, memory_dir, shares, stem })
     }
@@ -274,8 +280,11 @@ fn prompt(
     let outcome = recall(ctx, &query, session, None)?;
     // What does not fit the client's limit is taken back from the session: a later turn may
     // recall it.
-    let injected = memdir_core::hook::recall_context(&outcome.session, &outcome.attachments, client.cap())
-        .map_err(|e| Failure::input(e.to_string()))?;
+    let injected = ctx.core(ConfinedFs::new())?.hook_recall_context(
+        &outcome.session,
+        &outcome.attachments,
+        Some(client.cap()),
+    )?;
     save_session(&path, &injected.session)?;
     Ok(injected.text)
 }

@@ -145,12 +145,12 @@ impl Client {
     /// The most injected text this client takes whole, in bytes. Codex cuts hook text past 2,500
     /// tokens, the terminal agent, Cursor and `cn` move text past 10,000 characters to a file,
     /// Cline takes 50 KB; the others document no limit and get the common one.
-    pub fn cap(self) -> usize {
+    pub fn cap(self) -> u32 {
         match self {
             // About 2,000 tokens of English, fewer bytes per token elsewhere.
             Client::Codex => 8_000,
             Client::Cline => 48_000,
-            _ => memdir_core::hook::COMMON_CAP,
+            _ => memdir_core::hook::COMMON_CAP as u32,
         }
     }
 
