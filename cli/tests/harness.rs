@@ -346,8 +346,23 @@ fn a_call_that_fits_no_export_is_refused_and_the_instance_lives_on() {
         ("index.truncate", vec![]),
         ("index.truncate", vec![serde_json::json!(42)]),
         ("budget.session-totals", vec![serde_json::json!({"tag": "ok"})]),
+        ("budget.session-totals", vec![serde_json::Value::Null]),
+        ("hook.fit", vec![serde_json::json!("text"), serde_json::json!(-5)]),
+        ("hook.fit", vec![serde_json::json!("text"), serde_json::json!(1u64 << 40)]),
+        (
+            "paths.agent-dir",
+            vec![
+                serde_json::json!("/"),
+                serde_json::json!([]),
+                serde_json::json!("a"),
+                serde_json::json!("nowhere"),
+            ],
+        ),
+        ("paths.locate", vec![serde_json::json!("/"), serde_json::json!([["ONE"]])]),
+        ("writer.trash", vec![serde_json::json!({"cwd": "/"})]),
     ] {
-        match core.call(func, args) {
+        let args: Vec<memdir_harness::Arg<'_>> = args.iter().map(memdir_harness::Arg::new).collect();
+        match core.call(func, &args) {
             Err(Error::Contract(message)) => {
                 assert!(message.contains(func) || message.contains("exports no"))
             }

@@ -6,10 +6,12 @@ use crate::bindings::{MemoryCore, MemoryCorePre};
 use crate::engine_config::engine_config;
 use crate::error::{Error, Result};
 use crate::fs::SharedFs;
-use crate::wit_value::{Returned, to_val};
+use crate::wit_value::{Arg, Returned, Shape};
 use serde_json::Value;
+use std::collections::HashMap;
 #[cfg(feature = "jit")]
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use wasmtime::component::{Component, Func, HasSelf, Instance, InstancePre, Linker, ResourceTable, Val};
 use wasmtime::{Engine, Store, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
@@ -76,6 +78,14 @@ pub struct ComponentRuntime {
     /// The component with its imports resolved, its exports checked against `wit/` at load.
     pre: InstancePre<HostState>,
     memory_limit: usize,
+    /// Each export's parameter shapes and result count, made on its first call.
+    signatures: Mutex<HashMap<String, Arc<Signature>>>,
+}
+
+/// What a call needs to know of an export's type.
+struct Signature {
+    params: Vec<(String, Shape)>,
+    results: usize,
 }
 
 impl ComponentRuntime {
@@ -120,7 +130,7 @@ impl ComponentRuntime {
         // Checks every export's type against the WIT this host was built with, so a core from
         // another version is refused here rather than at its first call.
         MemoryCorePre::new(pre.clone()).map_err(Error::Load)?;
-        Ok(Self { engine, component, pre, memory_limit: DEFAULT_MEMORY_LIMIT })
+        Ok(Self { engine, component, pre, memory_limit: DEFAULT_MEMORY_LIMIT, signatures: Mutex::default() })
     }
 
     /// Caps each instance's linear memory at `bytes`; growing past it traps the call.
@@ -132,6 +142,22 @@ impl ComponentRuntime {
     /// The names of the component's imports, for the interface-drift test.
     pub fn import_names(&self) -> Vec<String> {
         self.component.component_type().imports(&self.engine).map(|(name, _)| name.to_string()).collect()
+    }
+
+    /// The signature of the export `func` (the function `f`), made once.
+    fn signature(&self, func: &str, f: &Func, store: &Store<HostState>) -> Result<Arc<Signature>> {
+        let mut signatures = self.signatures.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(signature) = signatures.get(func) {
+            return Ok(signature.clone());
+        }
+        let ty = f.ty(store);
+        let params = ty
+            .params()
+            .map(|(name, t)| Ok((name.to_string(), Shape::of(&t).map_err(Error::Contract)?)))
+            .collect::<Result<_>>()?;
+        let signature = Arc::new(Signature { params, results: ty.results().len() });
+        signatures.insert(func.to_string(), signature.clone());
+        Ok(signature)
     }
 
     /// The component's exported functions, as `interface.function`.
@@ -160,7 +186,8 @@ impl ComponentRuntime {
         func: &str,
         args: &[Value],
     ) -> std::result::Result<Value, String> {
-        self.core(fs).call(func, args.to_vec()).map(Returned::into_json).map_err(|e| e.to_string())
+        let args: Vec<Arg<'_>> = args.iter().map(Arg::new).collect();
+        self.core(fs).call(func, &args).map(Returned::into_json).map_err(|e| e.to_string())
     }
 
     /// A core whose filesystem is `fs` (usually a [`crate::ConfinedFs`]; tests wrap it to
@@ -218,21 +245,22 @@ impl ComponentCore<'_> {
     }
 
     /// The export, its arguments as WIT values, and how many results it has.
-    fn prepare(&self, live: &mut Live, func: &str, args: Vec<Value>) -> Result<(Func, Vec<Val>, usize)> {
+    fn prepare(&self, live: &mut Live, func: &str, args: &[Arg<'_>]) -> Result<(Func, Vec<Val>, usize)> {
         let f = self.func(live, func)?;
-        let ty = f.ty(&live.store);
-        if ty.params().len() != args.len() {
-            let message = format!("{func} takes {} argument(s), not {}", ty.params().len(), args.len());
+        let signature = self.runtime.signature(func, &f, &live.store)?;
+        if signature.params.len() != args.len() {
+            let message = format!("{func} takes {} argument(s), not {}", signature.params.len(), args.len());
             return Err(Error::Contract(message));
         }
-        let params = ty
-            .params()
+        let params = signature
+            .params
+            .iter()
             .zip(args)
-            .map(|((param, t), v)| {
-                to_val(&t, v).map_err(|e| Error::Contract(format!("{func}({param}): {e}")))
+            .map(|((param, shape), arg)| {
+                arg.wit(shape).map_err(|e| Error::Contract(format!("{func}({param}): {e}")))
             })
             .collect::<Result<Vec<Val>>>()?;
-        Ok((f, params, ty.results().len()))
+        Ok((f, params, signature.results))
     }
 }
 
@@ -243,7 +271,7 @@ impl Core for ComponentCore<'_> {
 
     /// Runs one export through wasmtime's dynamic API; a trap discards the instance so the next
     /// call starts clean.
-    fn call(&mut self, func: &str, args: Vec<Value>) -> Result<Returned> {
+    fn call(&mut self, func: &str, args: &[Arg<'_>]) -> Result<Returned> {
         let mut live = match self.live.take() {
             Some(live) => live,
             None => self.instantiate()?,

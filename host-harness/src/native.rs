@@ -5,9 +5,9 @@
 //! typed API ([`Core`]) is written once over it, and the component needs none.
 
 use crate::Core;
-use crate::Returned;
 use crate::error::{Error, Result};
 use crate::fs::SharedFs;
+use crate::{Arg, Returned};
 use memdir_core::budget::LIMITS;
 use memdir_core::instructions::Request;
 use memdir_core::prompt::Options;
@@ -40,7 +40,8 @@ impl Core for NativeCore {
         "native"
     }
 
-    fn call(&mut self, func: &str, args: Vec<Value>) -> Result<Returned> {
+    fn call(&mut self, func: &str, args: &[Arg<'_>]) -> Result<Returned> {
+        let args: Vec<Value> = args.iter().map(Arg::json).collect();
         call(&*self.fs, func, &args).map(Returned::json).map_err(Error::Contract)
     }
 }

@@ -2,75 +2,501 @@
 //! types: the component's side of the contract, which knows no type but the component's own.
 
 use serde::de::{self, DeserializeOwned, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Serialize, ser};
 use serde_json::{Value, json};
 use wasmtime::component::{Type, Val};
 
-/// A JSON value as a WIT value of type `ty`.
-pub(crate) fn to_val(ty: &Type, v: Value) -> Result<Val, String> {
-    let bad = |v: &Value| format!("{v} is not a {}", type_name(ty));
-    let int = |v: &Value| v.as_i64().ok_or_else(|| bad(v));
-    let uint = |v: &Value| v.as_u64().ok_or_else(|| bad(v));
-    // Arguments are moved, not copied: a manifest's headers pass through here.
-    Ok(match (ty, v) {
-        (Type::Bool, Value::Bool(b)) => Val::Bool(b),
-        (Type::S8, v) => Val::S8(i8::try_from(int(&v)?).map_err(|_| bad(&v))?),
-        (Type::U8, v) => Val::U8(u8::try_from(uint(&v)?).map_err(|_| bad(&v))?),
-        (Type::S16, v) => Val::S16(i16::try_from(int(&v)?).map_err(|_| bad(&v))?),
-        (Type::U16, v) => Val::U16(u16::try_from(uint(&v)?).map_err(|_| bad(&v))?),
-        (Type::S32, v) => Val::S32(i32::try_from(int(&v)?).map_err(|_| bad(&v))?),
-        (Type::U32, v) => Val::U32(u32::try_from(uint(&v)?).map_err(|_| bad(&v))?),
-        (Type::S64, v) => Val::S64(int(&v)?),
-        (Type::U64, v) => Val::U64(uint(&v)?),
-        (Type::Float32, v) => Val::Float32(v.as_f64().ok_or_else(|| bad(&v))? as f32),
-        (Type::String, Value::String(s)) => Val::String(s),
-        (Type::Enum(_), Value::String(s)) => Val::Enum(s),
-        (Type::List(list), Value::Array(items)) => {
-            let ty = list.ty();
-            Val::List(items.into_iter().map(|x| to_val(&ty, x)).collect::<Result<_, _>>()?)
-        }
-        (Type::Tuple(tuple), Value::Array(items)) if items.len() == tuple.types().len() => {
-            Val::Tuple(tuple.types().zip(items).map(|(t, x)| to_val(&t, x)).collect::<Result<_, _>>()?)
-        }
-        (Type::Record(record), Value::Object(mut fields)) => {
-            let mut out = Vec::with_capacity(fields.len());
-            for field in record.fields() {
-                let value = fields.remove(field.name).unwrap_or(Value::Null);
-                let value = to_val(&field.ty, value).map_err(|e| format!("{}: {e}", field.name))?;
-                out.push((field.name.to_string(), value));
-            }
-            Val::Record(out)
-        }
-        (Type::Option(_), Value::Null) => Val::Option(None),
-        (Type::Option(option), v) => Val::Option(Some(Box::new(to_val(&option.ty(), v)?))),
-        (Type::Variant(variant), Value::Object(mut o)) => {
-            let (tag, payload) = tag_and_payload(&mut o).ok_or_else(|| bad(&Value::Object(o.clone())))?;
-            let case =
-                variant.cases().find(|c| c.name == tag).ok_or_else(|| format!("{tag:?} is not a case"))?;
-            let payload = case.ty.map(|t| to_val(&t, payload).map(Box::new)).transpose()?;
-            Val::Variant(tag, payload)
-        }
-        (Type::Result(result), Value::Object(mut o)) => {
-            let (tag, payload) = tag_and_payload(&mut o).ok_or_else(|| bad(&Value::Object(o.clone())))?;
-            let lower = |t: Option<Type>| t.map(|t| to_val(&t, payload).map(Box::new)).transpose();
-            match tag.as_str() {
-                "ok" => Val::Result(Ok(lower(result.ok())?)),
-                "err" => Val::Result(Err(lower(result.err())?)),
-                _ => return Err(format!("{tag:?} is neither ok nor err")),
-            }
-        }
-        (ty @ (Type::Bool | Type::String | Type::Enum(_) | Type::List(_) | Type::Tuple(_)), v)
-        | (ty @ (Type::Record(_) | Type::Variant(_) | Type::Result(_)), v) => {
-            return Err(format!("{v} is not a {}", type_name(ty)));
-        }
-        (other, _) => return Err(format!("{} values are not part of memdir's contract", type_name(other))),
-    })
+/// One argument of a call: any value whose serde form is its WIT JSON form. The native table
+/// reads it as JSON; the component lowers it straight into a WIT value of the parameter's type,
+/// with no JSON tree in between.
+#[derive(Clone, Copy)]
+pub struct Arg<'a>(&'a dyn Lower);
+
+impl<'a> Arg<'a> {
+    /// `value` as an argument.
+    pub fn new<T: Serialize>(value: &'a T) -> Self {
+        Arg(value)
+    }
+
+    /// The argument in the JSON form.
+    pub fn json(&self) -> Value {
+        self.0.json()
+    }
+
+    /// The argument as a WIT value of the shape `shape`.
+    pub(crate) fn wit(&self, shape: &Shape) -> Result<Val, String> {
+        self.0.wit(shape)
+    }
 }
 
-/// A variant's `{"tag": case, "val": payload}`, taken apart; `val` is null when absent.
-fn tag_and_payload(o: &mut serde_json::Map<String, Value>) -> Option<(String, Value)> {
-    match o.remove("tag")? {
-        Value::String(tag) => Some((tag, o.remove("val").unwrap_or(Value::Null))),
-        _ => None,
+/// What an [`Arg`] can be turned into.
+trait Lower {
+    fn json(&self) -> Value;
+    fn wit(&self, shape: &Shape) -> Result<Val, String>;
+}
+
+impl<T: Serialize> Lower for T {
+    fn json(&self) -> Value {
+        // Fails only for a map with keys that are not strings, which no WIT value has.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    fn wit(&self, shape: &Shape) -> Result<Val, String> {
+        self.serialize(Lowering(shape)).map_err(|e| e.0)
+    }
+}
+
+/// A WIT type as lowering walks it. Built once per export: wasmtime makes a `Type` afresh each
+/// time a record's fields are listed, which cost more than the values themselves.
+#[derive(Debug)]
+pub(crate) enum Shape {
+    /// A bool, number, char or string.
+    Scalar(Type),
+    Enum(Vec<String>),
+    List(Box<Shape>),
+    Tuple(Vec<Shape>),
+    Record(Vec<(String, Shape)>),
+    Option(Box<Shape>),
+    Variant(Vec<(String, Option<Shape>)>),
+    Result(Option<Box<Shape>>, Option<Box<Shape>>),
+}
+
+impl Shape {
+    /// The shape of `ty`; kinds outside memdir's contract (resources, flags) are refused.
+    pub(crate) fn of(ty: &Type) -> Result<Shape, String> {
+        Ok(match ty {
+            Type::Enum(cases) => Shape::Enum(cases.names().map(str::to_string).collect()),
+            Type::List(list) => Shape::List(Box::new(Shape::of(&list.ty())?)),
+            Type::Tuple(tuple) => {
+                Shape::Tuple(tuple.types().map(|t| Shape::of(&t)).collect::<Result<_, _>>()?)
+            }
+            Type::Record(record) => Shape::Record(
+                record
+                    .fields()
+                    .map(|f| Ok((f.name.to_string(), Shape::of(&f.ty)?)))
+                    .collect::<Result<_, String>>()?,
+            ),
+            Type::Option(option) => Shape::Option(Box::new(Shape::of(&option.ty())?)),
+            Type::Variant(variant) => Shape::Variant(
+                variant
+                    .cases()
+                    .map(|c| Ok((c.name.to_string(), c.ty.as_ref().map(Shape::of).transpose()?)))
+                    .collect::<Result<_, String>>()?,
+            ),
+            Type::Result(result) => Shape::Result(
+                result.ok().as_ref().map(Shape::of).transpose()?.map(Box::new),
+                result.err().as_ref().map(Shape::of).transpose()?.map(Box::new),
+            ),
+            Type::Bool
+            | Type::S8
+            | Type::U8
+            | Type::S16
+            | Type::U16
+            | Type::S32
+            | Type::U32
+            | Type::S64
+            | Type::U64
+            | Type::Float32
+            | Type::Float64
+            | Type::Char
+            | Type::String => Shape::Scalar(ty.clone()),
+            other => return Err(format!("{} values are not part of memdir's contract", type_name(other))),
+        })
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Shape::Scalar(ty) => type_name(ty),
+            Shape::Enum(_) => "enum",
+            Shape::List(_) => "list",
+            Shape::Tuple(_) => "tuple",
+            Shape::Record(_) => "record",
+            Shape::Option(_) => "option",
+            Shape::Variant(_) => "variant",
+            Shape::Result(..) => "result",
+        }
+    }
+}
+
+/// A serde serializer that makes a WIT value of one shape from a value's JSON form: a record
+/// from a struct or map, an enum from a case name, a variant or `result` from `{"tag", "val"}`,
+/// an option from the value or null.
+struct Lowering<'s>(&'s Shape);
+
+impl<'s> Lowering<'s> {
+    /// Lowers a value given as itself where the WIT has an option of it (JSON writes `some(x)`
+    /// as `x`).
+    fn scalar(self, lower: impl FnOnce(&Lowering<'s>) -> Result<Val, CodecError>) -> Result<Val, CodecError> {
+        match self.0 {
+            Shape::Option(inner) => Ok(Val::Option(Some(Box::new(lower(&Lowering(inner))?)))),
+            _ => lower(&self),
+        }
+    }
+
+    /// The shape a compound value is built as, and whether it is wrapped in `some`.
+    fn unwrapped(self) -> (&'s Shape, bool) {
+        match self.0 {
+            Shape::Option(inner) => (inner, true),
+            shape => (shape, false),
+        }
+    }
+
+    fn refuse<T>(&self, what: impl std::fmt::Display) -> Result<T, CodecError> {
+        Err(CodecError(format!("{what} is not a {}", self.0.name())))
+    }
+
+    fn int(&self, n: i128) -> Result<Val, CodecError> {
+        let out_of_range = || CodecError(format!("{n} is out of range for a {}", self.0.name()));
+        let Shape::Scalar(ty) = self.0 else { return self.refuse(n) };
+        Ok(match ty {
+            Type::S8 => Val::S8(n.try_into().map_err(|_| out_of_range())?),
+            Type::U8 => Val::U8(n.try_into().map_err(|_| out_of_range())?),
+            Type::S16 => Val::S16(n.try_into().map_err(|_| out_of_range())?),
+            Type::U16 => Val::U16(n.try_into().map_err(|_| out_of_range())?),
+            Type::S32 => Val::S32(n.try_into().map_err(|_| out_of_range())?),
+            Type::U32 => Val::U32(n.try_into().map_err(|_| out_of_range())?),
+            Type::S64 => Val::S64(n.try_into().map_err(|_| out_of_range())?),
+            Type::U64 => Val::U64(n.try_into().map_err(|_| out_of_range())?),
+            Type::Float32 => Val::Float32(n as f32),
+            Type::Float64 => Val::Float64(n as f64),
+            _ => return self.refuse(n),
+        })
+    }
+
+    /// A record, variant or `result` built field by field.
+    fn fields(self) -> Result<Fielded<'s>, CodecError> {
+        match self.unwrapped() {
+            (shape @ Shape::Record(fields), optional) => {
+                let slots = std::iter::repeat_with(|| None).take(fields.len()).collect();
+                Ok(Fielded { shape, optional, slots, key: None, tag: None, payload: None })
+            }
+            (shape @ (Shape::Variant(_) | Shape::Result(..)), optional) => {
+                Ok(Fielded { shape, optional, slots: Vec::new(), key: None, tag: None, payload: None })
+            }
+            (shape, _) => Lowering(shape).refuse("a map"),
+        }
+    }
+}
+
+/// The serializer's methods for integers, each lowered to the WIT integer type in hand.
+macro_rules! integers {
+    ($($method:ident: $ty:ty),* $(,)?) => {
+        $(fn $method(self, v: $ty) -> Result<Val, CodecError> {
+            self.scalar(|l| l.int(v.into()))
+        })*
+    };
+}
+
+impl<'s> ser::Serializer for Lowering<'s> {
+    type Ok = Val;
+    type Error = CodecError;
+    type SerializeSeq = Listed<'s>;
+    type SerializeTuple = Listed<'s>;
+    type SerializeTupleStruct = ser::Impossible<Val, CodecError>;
+    type SerializeTupleVariant = ser::Impossible<Val, CodecError>;
+    type SerializeMap = Fielded<'s>;
+    type SerializeStruct = Fielded<'s>;
+    type SerializeStructVariant = ser::Impossible<Val, CodecError>;
+
+    fn serialize_bool(self, v: bool) -> Result<Val, CodecError> {
+        self.scalar(|l| match l.0 {
+            Shape::Scalar(Type::Bool) => Ok(Val::Bool(v)),
+            _ => l.refuse(v),
+        })
+    }
+    integers! {
+        serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64
+    }
+    fn serialize_f32(self, v: f32) -> Result<Val, CodecError> {
+        self.serialize_f64(v.into())
+    }
+    fn serialize_f64(self, v: f64) -> Result<Val, CodecError> {
+        self.scalar(|l| match l.0 {
+            Shape::Scalar(Type::Float32) => Ok(Val::Float32(v as f32)),
+            Shape::Scalar(Type::Float64) => Ok(Val::Float64(v)),
+            _ => l.refuse(v),
+        })
+    }
+    fn serialize_char(self, v: char) -> Result<Val, CodecError> {
+        self.scalar(|l| match l.0 {
+            Shape::Scalar(Type::Char) => Ok(Val::Char(v)),
+            _ => Lowering(l.0).serialize_str(v.encode_utf8(&mut [0; 4])),
+        })
+    }
+    fn serialize_str(self, v: &str) -> Result<Val, CodecError> {
+        self.scalar(|l| match l.0 {
+            Shape::Scalar(Type::String) => Ok(Val::String(v.to_string())),
+            Shape::Enum(cases) if cases.iter().any(|c| c == v) => Ok(Val::Enum(v.to_string())),
+            _ => l.refuse(format_args!("{v:?}")),
+        })
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<Val, CodecError> {
+        self.refuse("bytes")
+    }
+    fn serialize_none(self) -> Result<Val, CodecError> {
+        match self.0 {
+            Shape::Option(_) => Ok(Val::Option(None)),
+            _ => self.refuse("null"),
+        }
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Val, CodecError> {
+        match self.0 {
+            Shape::Option(inner) => Ok(Val::Option(Some(Box::new(value.serialize(Lowering(inner))?)))),
+            _ => value.serialize(self),
+        }
+    }
+    fn serialize_unit(self) -> Result<Val, CodecError> {
+        self.serialize_none()
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<Val, CodecError> {
+        self.serialize_none()
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, case: &'static str) -> Result<Val, CodecError> {
+        self.scalar(|l| match l.0 {
+            Shape::Variant(cases) if cases.iter().any(|(c, payload)| c == case && payload.is_none()) => {
+                Ok(Val::Variant(case.to_string(), None))
+            }
+            Shape::Enum(cases) if cases.iter().any(|c| c == case) => Ok(Val::Enum(case.to_string())),
+            _ => l.refuse(format_args!("{case:?}")),
+        })
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<Val, CodecError> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        case: &'static str,
+        _: &T,
+    ) -> Result<Val, CodecError> {
+        self.refuse(format_args!("an externally tagged {case:?}"))
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<Listed<'s>, CodecError> {
+        let items = Vec::with_capacity(len.unwrap_or(0));
+        match self.unwrapped() {
+            (Shape::List(item), optional) => Ok(Listed { item: Some(item), tuple: &[], items, optional }),
+            (Shape::Tuple(types), optional) => Ok(Listed { item: None, tuple: types, items, optional }),
+            (shape, _) => Lowering(shape).refuse("a list"),
+        }
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Listed<'s>, CodecError> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, CodecError> {
+        self.refuse("a tuple struct")
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, CodecError> {
+        self.refuse("a tuple variant")
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Fielded<'s>, CodecError> {
+        self.fields()
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Fielded<'s>, CodecError> {
+        self.fields()
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, CodecError> {
+        self.refuse("a struct variant")
+    }
+}
+
+/// A list's or a tuple's items, each lowered to its own shape.
+struct Listed<'s> {
+    /// A list's item shape; none for a tuple.
+    item: Option<&'s Shape>,
+    /// A tuple's item shapes.
+    tuple: &'s [Shape],
+    items: Vec<Val>,
+    /// The WIT type is an option of the list: wrap it in `some`.
+    optional: bool,
+}
+
+impl Listed<'_> {
+    fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CodecError> {
+        let shape = match self.item {
+            Some(shape) => shape,
+            None => self
+                .tuple
+                .get(self.items.len())
+                .ok_or_else(|| CodecError(format!("a tuple of {} takes no more items", self.tuple.len())))?,
+        };
+        self.items.push(value.serialize(Lowering(shape))?);
+        Ok(())
+    }
+
+    fn done(self) -> Result<Val, CodecError> {
+        let value = match self.item {
+            Some(_) => Val::List(self.items),
+            None if self.tuple.len() != self.items.len() => {
+                return Err(CodecError(format!(
+                    "a tuple of {} has {} items",
+                    self.tuple.len(),
+                    self.items.len()
+                )));
+            }
+            None => Val::Tuple(self.items),
+        };
+        Ok(if self.optional { Val::Option(Some(Box::new(value))) } else { value })
+    }
+}
+
+/// A list and a tuple are serialized alike.
+macro_rules! listed {
+    ($($serialize:ident),*) => {
+        $(impl ser::$serialize for Listed<'_> {
+            type Ok = Val;
+            type Error = CodecError;
+            fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CodecError> {
+                self.push(value)
+            }
+            fn end(self) -> Result<Val, CodecError> {
+                self.done()
+            }
+        })*
+    };
+}
+
+listed!(SerializeSeq, SerializeTuple);
+
+/// A record's fields, or a variant's `tag` and `val`, as they arrive; a record's are put in the
+/// WIT's order at the end. A field the WIT does not have is ignored, a missing option is none.
+struct Fielded<'s> {
+    shape: &'s Shape,
+    /// The WIT type is an option of the record: wrap it in `some`.
+    optional: bool,
+    /// A record's fields, by their place in the WIT.
+    slots: Vec<Option<Val>>,
+    key: Option<String>,
+    tag: Option<String>,
+    payload: Option<Val>,
+}
+
+impl Fielded<'_> {
+    fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), CodecError> {
+        match self.shape {
+            Shape::Record(fields) => {
+                if let Some(i) = fields.iter().position(|(name, _)| name == key) {
+                    let lowered = value
+                        .serialize(Lowering(&fields[i].1))
+                        .map_err(|e| CodecError(format!("{key}: {}", e.0)))?;
+                    self.slots[i] = Some(lowered);
+                }
+            }
+            _ if key == "tag" => self.tag = Some(name_of(value)?),
+            _ if key == "val" => {
+                let tag = self.tag.as_deref().ok_or_else(|| CodecError("\"val\" before \"tag\"".into()))?;
+                let shape =
+                    self.case(tag)?.ok_or_else(|| CodecError(format!("the case {tag:?} has no payload")))?;
+                self.payload = Some(value.serialize(Lowering(shape))?);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The payload shape of case `tag`; an unknown case is an error.
+    fn case(&self, tag: &str) -> Result<Option<&Shape>, CodecError> {
+        match self.shape {
+            Shape::Variant(cases) => cases
+                .iter()
+                .find(|(name, _)| name == tag)
+                .map(|(_, payload)| payload.as_ref())
+                .ok_or_else(|| CodecError(format!("{tag:?} is not a case"))),
+            Shape::Result(ok, err) => match tag {
+                "ok" => Ok(ok.as_deref()),
+                "err" => Ok(err.as_deref()),
+                _ => Err(CodecError(format!("{tag:?} is neither ok nor err"))),
+            },
+            _ => Ok(None),
+        }
+    }
+
+    fn done(self) -> Result<Val, CodecError> {
+        let value = match self.shape {
+            Shape::Record(fields) => {
+                let mut out = Vec::with_capacity(fields.len());
+                for ((name, shape), slot) in fields.iter().zip(self.slots) {
+                    let value = match (slot, shape) {
+                        (Some(value), _) => value,
+                        (None, Shape::Option(_)) => Val::Option(None),
+                        (None, _) => return Err(CodecError(format!("{name}: missing"))),
+                    };
+                    out.push((name.clone(), value));
+                }
+                Val::Record(out)
+            }
+            shape => {
+                let tag = self.tag.ok_or_else(|| CodecError("a variant without its \"tag\"".into()))?;
+                let payload = self.payload.map(Box::new);
+                match shape {
+                    Shape::Result(..) if tag == "ok" => Val::Result(Ok(payload)),
+                    Shape::Result(..) => Val::Result(Err(payload)),
+                    _ => Val::Variant(tag, payload),
+                }
+            }
+        };
+        Ok(if self.optional { Val::Option(Some(Box::new(value))) } else { value })
+    }
+}
+
+impl ser::SerializeStruct for Fielded<'_> {
+    type Ok = Val;
+    type Error = CodecError;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), CodecError> {
+        self.field(key, value)
+    }
+    fn end(self) -> Result<Val, CodecError> {
+        self.done()
+    }
+}
+
+impl ser::SerializeMap for Fielded<'_> {
+    type Ok = Val;
+    type Error = CodecError;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), CodecError> {
+        self.key = Some(name_of(key)?);
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CodecError> {
+        let key = self.key.take().ok_or_else(|| CodecError("a value without its key".into()))?;
+        self.field(&key, value)
+    }
+    fn end(self) -> Result<Val, CodecError> {
+        self.done()
+    }
+}
+
+/// A map key or a variant's tag, which serialize as strings.
+fn name_of<T: Serialize + ?Sized>(value: &T) -> Result<String, CodecError> {
+    match value.serialize(serde_json::value::Serializer) {
+        Ok(Value::String(name)) => Ok(name),
+        Ok(other) => Err(CodecError(format!("{other} is not a name"))),
+        Err(e) => Err(CodecError(e.to_string())),
     }
 }
 
@@ -161,21 +587,27 @@ impl Returned {
     }
 }
 
-/// A failure to read a WIT value as a core type.
+/// A failure to lower a value to a WIT value, or to read one as a core type.
 #[derive(Debug)]
-struct DecodeError(String);
+struct CodecError(String);
 
-impl std::fmt::Display for DecodeError {
+impl std::fmt::Display for CodecError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for DecodeError {}
+impl std::error::Error for CodecError {}
 
-impl de::Error for DecodeError {
+impl de::Error for CodecError {
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
-        DecodeError(msg.to_string())
+        CodecError(msg.to_string())
+    }
+}
+
+impl ser::Error for CodecError {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        CodecError(msg.to_string())
     }
 }
 
@@ -184,9 +616,9 @@ impl de::Error for DecodeError {
 struct WitValue(Val);
 
 impl<'de> Deserializer<'de> for WitValue {
-    type Error = DecodeError;
+    type Error = CodecError;
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CodecError> {
         match self.0 {
             Val::Bool(b) => visitor.visit_bool(b),
             Val::S8(n) => visitor.visit_i8(n),
@@ -208,11 +640,11 @@ impl<'de> Deserializer<'de> for WitValue {
             Val::Variant(tag, payload) => tagged(visitor, tag, payload),
             Val::Result(Ok(payload)) => tagged(visitor, "ok".into(), payload),
             Val::Result(Err(payload)) => tagged(visitor, "err".into(), payload),
-            other => Err(DecodeError(format!("{other:?} is not part of memdir's contract"))),
+            other => Err(CodecError(format!("{other:?} is not part of memdir's contract"))),
         }
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, CodecError> {
         match self.0 {
             Val::Option(None) => visitor.visit_none(),
             Val::Option(Some(v)) => visitor.visit_some(WitValue(*v)),
@@ -225,7 +657,7 @@ impl<'de> Deserializer<'de> for WitValue {
         _name: &'static str,
         _variants: &'static [&'static str],
         visitor: V,
-    ) -> Result<V::Value, DecodeError> {
+    ) -> Result<V::Value, CodecError> {
         match self.0 {
             Val::Enum(case) | Val::String(case) => visitor.visit_enum(case.into_deserializer()),
             other => WitValue(other).deserialize_any(visitor),
@@ -237,7 +669,7 @@ impl<'de> Deserializer<'de> for WitValue {
         self,
         _name: &'static str,
         visitor: V,
-    ) -> Result<V::Value, DecodeError> {
+    ) -> Result<V::Value, CodecError> {
         visitor.visit_newtype_struct(self)
     }
 
@@ -252,7 +684,7 @@ fn tagged<'de, V: Visitor<'de>>(
     visitor: V,
     tag: String,
     payload: Option<Box<Val>>,
-) -> Result<V::Value, DecodeError> {
+) -> Result<V::Value, CodecError> {
     let mut fields = vec![("tag".to_string(), Val::String(tag))];
     if let Some(payload) = payload {
         fields.push(("val".to_string(), *payload));
@@ -263,12 +695,12 @@ fn tagged<'de, V: Visitor<'de>>(
 struct Items(std::vec::IntoIter<Val>);
 
 impl<'de> SeqAccess<'de> for Items {
-    type Error = DecodeError;
+    type Error = CodecError;
 
     fn next_element_seed<T: de::DeserializeSeed<'de>>(
         &mut self,
         seed: T,
-    ) -> Result<Option<T::Value>, DecodeError> {
+    ) -> Result<Option<T::Value>, CodecError> {
         self.0.next().map(|v| seed.deserialize(WitValue(v))).transpose()
     }
 
@@ -283,12 +715,12 @@ struct Fields {
 }
 
 impl<'de> MapAccess<'de> for Fields {
-    type Error = DecodeError;
+    type Error = CodecError;
 
     fn next_key_seed<K: de::DeserializeSeed<'de>>(
         &mut self,
         seed: K,
-    ) -> Result<Option<K::Value>, DecodeError> {
+    ) -> Result<Option<K::Value>, CodecError> {
         match self.fields.next() {
             Some((key, value)) => {
                 self.value = Some(value);
@@ -298,8 +730,8 @@ impl<'de> MapAccess<'de> for Fields {
         }
     }
 
-    fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DecodeError> {
-        let value = self.value.take().ok_or_else(|| DecodeError("a value without its key".into()))?;
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, CodecError> {
+        let value = self.value.take().ok_or_else(|| CodecError("a value without its key".into()))?;
         seed.deserialize(WitValue(value))
     }
 
