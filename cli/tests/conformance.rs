@@ -486,7 +486,8 @@ fn parse_mtime(value: &serde_json::Value) -> i64 {
     }
 }
 
-/// Runs `git` in `dir` with a fixed identity and no user or system configuration.
+/// Runs `git` in `dir` with a fixed identity and date and no user or system configuration, so
+/// its commits have the same ids on every run (a call script records them).
 fn run_git(dir: &Path, tmp: &Path, args: impl Iterator<Item = String>) {
     let args: Vec<String> = args.collect();
     let status = std::process::Command::new("git")
@@ -502,6 +503,8 @@ fn run_git(dir: &Path, tmp: &Path, args: impl Iterator<Item = String>) {
         .current_dir(dir)
         .env("HOME", tmp.join("home"))
         .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
         .stdout(std::process::Stdio::null())
         .status()
         .expect("git runs");
