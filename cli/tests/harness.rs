@@ -360,6 +360,10 @@ fn a_call_that_fits_no_export_is_refused_and_the_instance_lives_on() {
         ),
         ("paths.locate", vec![serde_json::json!("/"), serde_json::json!([["ONE"]])]),
         ("writer.trash", vec![serde_json::json!({"cwd": "/"})]),
+        // Variants wasmtime would refuse mid-call (a trap, the instance lost) are refused first.
+        ("recall.resume", vec![serde_json::json!("s"), serde_json::json!({"tag": "bogus"})]),
+        ("recall.resume", vec![serde_json::json!("s"), serde_json::json!({"tag": "text"})]),
+        ("recall.resume", vec![serde_json::json!("s"), serde_json::json!({"tag": "bogus", "val": "x"})]),
     ] {
         let args: Vec<memdir_harness::Arg<'_>> = args.iter().map(memdir_harness::Arg::new).collect();
         match core.call(func, &args) {

@@ -610,6 +610,19 @@ fn hostile_vectors_leave_recall_to_words_and_cache_nothing() {
         (embeddings_reply(&[&[1.0, 0.0], &[1.0, 0.0, 0.0], &[0.0, 1.0]]), "dimensions"),
         (embeddings_reply(&[&[0.0, 0.0], &[1.0, 0.0], &[0.0, 1.0]]), "all zeros"),
         ((200, vec![], Some("{\"data\": 7}".into())), "no `data` list"),
+        // Beyond f32's range: infinity, which the core refuses and JSON cannot carry.
+        (
+            (
+                200,
+                vec![],
+                Some(
+                    "{\"data\": [{\"index\": 0, \"embedding\": [1e39, 0]}, {\"index\": 1, \"embedding\": [1, 0]}, \
+                     {\"index\": 2, \"embedding\": [0, 1]}]}"
+                        .into(),
+                ),
+            ),
+            "finite numbers",
+        ),
     ] {
         let (base, _) = stub(vec![reply]);
         let env = [("HOME", "/nonexistent"), ("MEMDIR_EMBEDDINGS_BASE_URL", base.as_str())];

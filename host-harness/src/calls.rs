@@ -9,11 +9,11 @@
 //! (`recall.resume`'s `model-reply`), so a script replays a workflow without a model.
 //!
 //! The conformance runner records scripts from the CLI ([`Recording`]) and replays them here on
-//! the native core ([`crate::NativeCore`]) and on the component through wasmtime's dynamic API
+//! the native core ([`crate::native::call`]) and on the component through wasmtime's dynamic API
 //! ([`crate::ComponentRuntime::call_json`]); the VS Code extension and the Python host replay the
 //! same files through jco and wasmtime-py.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::{Arg, Returned};
 use crate::{ConfinedFs, Core};
 use serde::{Deserialize, Serialize};
@@ -94,7 +94,8 @@ impl Core for Recording<'_> {
     /// Forwards the call and records what it returned; a trap is not part of the contract.
     fn call(&mut self, func: &str, args: &[Arg<'_>]) -> Result<Returned> {
         let result = self.inner.call(func, args)?.into_json();
-        let args = args.iter().map(Arg::json).collect();
+        let args =
+            args.iter().map(Arg::json).collect::<std::result::Result<_, _>>().map_err(Error::Contract)?;
         let call = Call { grant: self.grant.clone(), func: func.to_string(), args, result: result.clone() };
         self.log.lock().expect("the log is never poisoned").push(call);
         Ok(Returned::json(result))

@@ -75,8 +75,9 @@ macro_rules! args {
 /// A backend implements one method, [`Core::call`]: an export by its WIT name, with arguments
 /// and result in the JSON form of [`calls`]. Every typed method below is written once, here, on
 /// top of it, so the contract has no second copy to drift: adding an export is its WIT, its
-/// core function and its line in the native table (`native::call`). The three workflows that
-/// need a model are step machines: [`steps::drive`] is the whole loop a host runs over them.
+/// core function with its glue in the guest, and its line in the native table (`native::call`);
+/// `docs/architecture.md` lists the files. The three workflows that need a model are step
+/// machines: [`steps::drive`] is the whole loop a host runs over them.
 pub trait Core {
     /// `component` or `native`.
     fn backend(&self) -> &'static str;

@@ -41,7 +41,11 @@ impl Core for NativeCore {
     }
 
     fn call(&mut self, func: &str, args: &[Arg<'_>]) -> Result<Returned> {
-        let args: Vec<Value> = args.iter().map(Arg::json).collect();
+        let args = args
+            .iter()
+            .map(Arg::json)
+            .collect::<std::result::Result<Vec<Value>, _>>()
+            .map_err(Error::Contract)?;
         call(&*self.fs, func, &args).map(Returned::json).map_err(Error::Contract)
     }
 }
@@ -139,9 +143,10 @@ pub fn call(fs: &dyn Fs, func: &str, args: &[Value]) -> std::result::Result<Valu
     })
 }
 
-/// The WIT `load-request`, owned.
+/// The WIT `load-request`, owned. A field it does not know is an error, so a field added to the
+/// WIT but not here cannot be dropped unseen.
 #[derive(Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct LoadRequest {
     cwd: String,
     env: Vec<(String, String)>,
@@ -149,9 +154,9 @@ struct LoadRequest {
     add_dirs: Vec<String>,
 }
 
-/// The WIT `save-request`, owned.
+/// The WIT `save-request`, owned; unknown fields are refused, as above.
 #[derive(Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct SaveRequest {
     target: Target,
     memory_type: MemoryType,

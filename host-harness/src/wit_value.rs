@@ -18,8 +18,9 @@ impl<'a> Arg<'a> {
         Arg(value)
     }
 
-    /// The argument in the JSON form.
-    pub fn json(&self) -> Value {
+    /// The argument in the JSON form. (JSON has no NaN or infinity: serde_json writes them as
+    /// null, so the model adapters refuse them before they become arguments.)
+    pub fn json(&self) -> Result<Value, String> {
         self.0.json()
     }
 
@@ -31,14 +32,13 @@ impl<'a> Arg<'a> {
 
 /// What an [`Arg`] can be turned into.
 trait Lower {
-    fn json(&self) -> Value;
+    fn json(&self) -> Result<Value, String>;
     fn wit(&self, shape: &Shape) -> Result<Val, String>;
 }
 
 impl<T: Serialize> Lower for T {
-    fn json(&self) -> Value {
-        // Fails only for a map with keys that are not strings, which no WIT value has.
-        serde_json::to_value(self).unwrap_or(Value::Null)
+    fn json(&self) -> Result<Value, String> {
+        serde_json::to_value(self).map_err(|e| e.to_string())
     }
 
     fn wit(&self, shape: &Shape) -> Result<Val, String> {
@@ -447,12 +447,20 @@ impl Fielded<'_> {
                 Val::Record(out)
             }
             shape => {
-                let tag = self.tag.ok_or_else(|| CodecError("a variant without its \"tag\"".into()))?;
+                let tag =
+                    self.tag.as_deref().ok_or_else(|| CodecError("a variant without its \"tag\"".into()))?;
+                // Checked here, not left to wasmtime: what it refuses would be a trap, and cost
+                // the instance.
+                match (self.case(tag)?, &self.payload) {
+                    (Some(_), None) => return Err(CodecError(format!("the case {tag:?} needs its \"val\""))),
+                    (None, Some(_)) => return Err(CodecError(format!("the case {tag:?} has no payload"))),
+                    _ => {}
+                }
                 let payload = self.payload.map(Box::new);
                 match shape {
                     Shape::Result(..) if tag == "ok" => Val::Result(Ok(payload)),
                     Shape::Result(..) => Val::Result(Err(payload)),
-                    _ => Val::Variant(tag, payload),
+                    _ => Val::Variant(tag.to_string(), payload),
                 }
             }
         };

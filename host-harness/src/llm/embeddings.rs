@@ -134,9 +134,11 @@ fn vectors(reply: &Value, expected: usize) -> Result<Vec<Vec<f32>>, LlmError> {
             .as_array()
             .ok_or_else(|| malformed("an item has no `embedding` list"))?
             .iter()
-            .map(|v| v.as_f64().map(|v| v as f32))
+            // A number beyond f32's range would be infinity, which JSON (the call scripts, the
+            // native backend) cannot carry: refused here as the core would refuse it.
+            .map(|v| v.as_f64().map(|v| v as f32).filter(|v| v.is_finite()))
             .collect::<Option<Vec<f32>>>()
-            .ok_or_else(|| malformed("an embedding holds something other than numbers"))?;
+            .ok_or_else(|| malformed("an embedding holds something other than finite numbers"))?;
         let slot = out.get_mut(index).ok_or_else(|| malformed("an `index` is out of range"))?;
         if slot.replace(vector).is_some() {
             return Err(malformed("two items share an `index`"));
