@@ -1,5 +1,8 @@
-//! WIT values in the JSON form of [`crate::calls`], both ways, and read straight into the core's
-//! types: the component's side of the contract, which knows no type but the component's own.
+//! The component's side of the contract, which knows no type but the component's own. An
+//! argument ([`Arg`]) is lowered from its serde form straight into a WIT value, and a result
+//! ([`Returned`]) is read straight back into a core type. Both go by the JSON form of
+//! [`crate::calls`], with no JSON tree in between. A WIT value is turned into that JSON for the
+//! call scripts.
 
 use serde::de::{self, DeserializeOwned, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Serialize, ser};
