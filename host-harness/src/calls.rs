@@ -13,7 +13,7 @@
 //! ([`crate::ComponentRuntime::call_json`]); the VS Code extension and the Python host replay the
 //! same files through jco and wasmtime-py.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::{Arg, Returned};
 use crate::{ConfinedFs, Core};
 use serde::{Deserialize, Serialize};
@@ -94,8 +94,7 @@ impl Core for Recording<'_> {
     /// Forwards the call and records what it returned; a trap is not part of the contract.
     fn call(&mut self, func: &str, args: &[Arg<'_>]) -> Result<Returned> {
         let result = self.inner.call(func, args)?.into_json();
-        let args =
-            args.iter().map(Arg::json).collect::<std::result::Result<_, _>>().map_err(Error::Contract)?;
+        let args = Arg::all_json(args)?;
         let call = Call { grant: self.grant.clone(), func: func.to_string(), args, result: result.clone() };
         self.log.lock().expect("the log is never poisoned").push(call);
         Ok(Returned::json(result))

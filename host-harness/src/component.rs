@@ -12,7 +12,9 @@ use std::collections::HashMap;
 #[cfg(feature = "jit")]
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use wasmtime::component::{Component, Func, HasSelf, Instance, InstancePre, Linker, ResourceTable, Val};
+use wasmtime::component::{
+    Component, ComponentExportIndex, Func, HasSelf, Instance, InstancePre, Linker, ResourceTable, Val,
+};
 use wasmtime::{Engine, Store, StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
@@ -78,12 +80,13 @@ pub struct ComponentRuntime {
     /// The component with its imports resolved, its exports checked against `wit/` at load.
     pre: InstancePre<HostState>,
     memory_limit: usize,
-    /// Each export's parameter shapes and result count, made on its first call.
+    /// Each export's place, parameter shapes and result count, made on its first call.
     signatures: Mutex<HashMap<String, Arc<Signature>>>,
 }
 
-/// What a call needs to know of an export's type.
+/// What a call needs to know of an export: where it is, and its type.
 struct Signature {
+    index: ComponentExportIndex,
     params: Vec<(String, Shape)>,
     results: usize,
 }
@@ -142,22 +145,6 @@ impl ComponentRuntime {
     /// The names of the component's imports, for the interface-drift test.
     pub fn import_names(&self) -> Vec<String> {
         self.component.component_type().imports(&self.engine).map(|(name, _)| name.to_string()).collect()
-    }
-
-    /// The signature of the export `func` (the function `f`), made once.
-    fn signature(&self, func: &str, f: &Func, store: &Store<HostState>) -> Result<Arc<Signature>> {
-        let mut signatures = self.signatures.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(signature) = signatures.get(func) {
-            return Ok(signature.clone());
-        }
-        let ty = f.ty(store);
-        let params = ty
-            .params()
-            .map(|(name, t)| Ok((name.to_string(), Shape::of(&t).map_err(Error::Contract)?)))
-            .collect::<Result<_>>()?;
-        let signature = Arc::new(Signature { params, results: ty.results().len() });
-        signatures.insert(func.to_string(), signature.clone());
-        Ok(signature)
     }
 
     /// The component's exported functions, as `interface.function`.
@@ -232,22 +219,37 @@ impl ComponentCore<'_> {
         Ok(Live { store, instance, stderr })
     }
 
-    /// The exported function `interface.function`.
-    fn func(&self, live: &mut Live, func: &str) -> Result<Func> {
+    /// The export `interface.function`: found, and its type made into shapes, on its first call.
+    fn signature(&self, live: &mut Live, func: &str) -> Result<Arc<Signature>> {
+        let runtime = self.runtime;
+        let mut signatures = runtime.signatures.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(signature) = signatures.get(func) {
+            return Ok(signature.clone());
+        }
         let missing = || Error::Contract(format!("the memory core exports no {func}"));
         let (interface, name) = func.split_once('.').ok_or_else(missing)?;
-        let component = &self.runtime.component;
-        let exported = component
+        let exported = runtime
+            .component
             .get_export_index(None, format!("memdir:memory/{interface}@{WIT_VERSION}"))
             .ok_or_else(missing)?;
-        let index = component.get_export_index(Some(&exported), name).ok_or_else(missing)?;
-        live.instance.get_func(&mut live.store, index).ok_or_else(missing)
+        let index = runtime.component.get_export_index(Some(&exported), name).ok_or_else(missing)?;
+        let ty = live.instance.get_func(&mut live.store, index).ok_or_else(missing)?.ty(&live.store);
+        let params = ty
+            .params()
+            .map(|(name, t)| Ok((name.to_string(), Shape::of(&t).map_err(Error::Contract)?)))
+            .collect::<Result<_>>()?;
+        let signature = Arc::new(Signature { index, params, results: ty.results().len() });
+        signatures.insert(func.to_string(), signature.clone());
+        Ok(signature)
     }
 
     /// The export, its arguments as WIT values, and how many results it has.
     fn prepare(&self, live: &mut Live, func: &str, args: &[Arg<'_>]) -> Result<(Func, Vec<Val>, usize)> {
-        let f = self.func(live, func)?;
-        let signature = self.runtime.signature(func, &f, &live.store)?;
+        let signature = self.signature(live, func)?;
+        let f = live
+            .instance
+            .get_func(&mut live.store, signature.index)
+            .ok_or_else(|| Error::Contract(format!("the memory core exports no {func}")))?;
         if signature.params.len() != args.len() {
             let message = format!("{func} takes {} argument(s), not {}", signature.params.len(), args.len());
             return Err(Error::Contract(message));

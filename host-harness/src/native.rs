@@ -41,12 +41,7 @@ impl Core for NativeCore {
     }
 
     fn call(&mut self, func: &str, args: &[Arg<'_>]) -> Result<Returned> {
-        let args = args
-            .iter()
-            .map(Arg::json)
-            .collect::<std::result::Result<Vec<Value>, _>>()
-            .map_err(Error::Contract)?;
-        call(&*self.fs, func, &args).map(Returned::json).map_err(Error::Contract)
+        call(&*self.fs, func, &Arg::all_json(args)?).map(Returned::json).map_err(Error::Contract)
     }
 }
 

@@ -27,6 +27,11 @@ impl<'a> Arg<'a> {
         self.0.json()
     }
 
+    /// Every argument of a call in the JSON form; one that JSON cannot hold breaks the contract.
+    pub fn all_json(args: &[Arg<'_>]) -> Result<Vec<Value>, crate::Error> {
+        args.iter().map(Arg::json).collect::<Result<_, _>>().map_err(crate::Error::Contract)
+    }
+
     /// The argument as a WIT value of the shape `shape`.
     pub(crate) fn wit(&self, shape: &Shape) -> Result<Val, String> {
         self.0.wit(shape)
