@@ -99,6 +99,8 @@ enum Command {
     MergeIndex(commands::team::MergeArgs),
     /// Serve the memory to MCP clients over stdio (Zed, Claude Code, Cursor, VS Code).
     Mcp(commands::mcp::Args),
+    /// List the tools memdir offers agents (MCP and VS Code): names, descriptions, schemas.
+    Tools(commands::tools::Args),
     /// Register `memdir mcp` with the agents on this machine (Claude Code, Cursor, VS Code, Zed,
     /// Codex, Gemini, opencode, Windsurf), or check or remove that.
     Setup(commands::setup::Args),
@@ -341,6 +343,7 @@ pub fn run_with_stdin(
         Command::Team(a) => commands::team::run(&ctx, a, out),
         Command::MergeIndex(a) => commands::team::merge_index(&ctx, a),
         Command::Mcp(a) => commands::mcp::run(&ctx, a),
+        Command::Tools(a) => commands::tools::run(&ctx, a, out),
         Command::Setup(a) => commands::setup::run(&ctx, a, out),
         Command::Demo(a) => commands::demo::run(&ctx, a, out),
         Command::Completions(a) => commands::release::completions(a, out),

@@ -83,3 +83,79 @@ fn commits_after_the_memory_make_a_citation_changed_on_both_backends() {
         assert_eq!(report["evidence"][0]["verdict"], "missing", "{backend}");
     }
 }
+
+/// Issue 25, item 4: `check` asks for its git commands; whatever the host answers, it ends in a
+/// report, on both backends. A host that runs no git (VS Code in an untrusted workspace) gets
+/// a report after one step; a failed history still uses the files; a state that is not the
+/// core's is refused.
+#[test]
+fn check_steps_end_in_a_report_whatever_git_answers() {
+    use memdir_core::check::CheckStep;
+    use memdir_core::git::GitOutput;
+    use memdir_harness::{ComponentRuntime, ConfinedFs, Core, Error, NativeCore, steps};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&repo, &["init", "-q"], "2026-01-01T00:00:00Z");
+    git(&repo, &["add", "."], "2026-01-01T00:00:00Z");
+    git(&repo, &["commit", "-q", "-m", "one"], "2026-01-01T00:00:00Z");
+    let mem = tmp.path().join("mem");
+    std::fs::create_dir(&mem).unwrap();
+    std::fs::write(
+        mem.join("a.md"),
+        "---\nname: a\ndescription: the letter\ntype: reference\n---\n`a.txt` and `b.txt`.\n",
+    )
+    .unwrap();
+    std::fs::write(mem.join("MEMORY.md"), "- [a](a.md) — the letter\n").unwrap();
+    let target = memdir_core::target::Target {
+        cwd: repo.to_str().unwrap().to_string(),
+        env: vec![("HOME".into(), tmp.path().to_str().unwrap().into())],
+        memory_dir: Some(mem.to_str().unwrap().to_string()),
+    };
+    let fs = || ConfinedFs::new().grant_read(tmp.path()).unwrap().grant_write(&mem).unwrap();
+    let runtime = ComponentRuntime::load().unwrap();
+    let cores: Vec<Box<dyn Core + '_>> = vec![Box::new(NativeCore::new(fs())), Box::new(runtime.core(fs()))];
+    for mut core in cores {
+        let backend = core.backend();
+        let failed = |code| GitOutput { status: code, stdout: String::new(), stderr: "no".into() };
+
+        let mut asked = Vec::new();
+        let report = steps::drive_check(&mut *core, &target, 0, |c| {
+            asked.push(c.args.clone());
+            failed(None)
+        })
+        .unwrap();
+        assert_eq!((report.memories, asked.len()), (1, 1), "{backend}: no git, one step");
+        assert!(asked[0].contains(&"ls-files".to_string()), "{backend}: {asked:?}");
+
+        let mut asked = 0;
+        let report = steps::drive_check(&mut *core, &target, 0, |c| {
+            asked += 1;
+            if c.args.contains(&"ls-files".to_string()) {
+                GitOutput { status: Some(0), stdout: "a.txt\0we\nird\0".into(), stderr: String::new() }
+            } else {
+                failed(Some(128))
+            }
+        })
+        .unwrap();
+        assert_eq!((report.memories, asked), (1, 2), "{backend}: the history failed");
+        let cited: Vec<_> =
+            report.evidence.iter().flat_map(|e| &e.citations).map(|c| (c.text.as_str(), c.status)).collect();
+        assert!(cited.contains(&("a.txt", memdir_core::evidence::Status::Found)), "{backend}: {cited:?}");
+
+        let Ok(CheckStep::Run(call)) = core.check_start(&target, 0) else {
+            panic!("{backend}: a git repo asks git")
+        };
+        assert!(call.command.env.iter().any(|(k, v)| k == "GIT_NO_LAZY_FETCH" && v == "1"), "{backend}");
+        for state in ["", "{}", "not json", "[1, 2]"] {
+            match core.check_resume(state, failed(None)) {
+                Err(Error::Core(memdir_core::Error::InvalidInput(m))) => {
+                    assert!(m.contains("check state"), "{m}")
+                }
+                other => panic!("{backend}: {state:?}: {other:?}"),
+            }
+        }
+    }
+}

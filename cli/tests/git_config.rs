@@ -4,10 +4,10 @@
 //! starts a program (signature checkers on signed commits, a pager, external diff and textconv,
 //! filters, an fsmonitor, hooks, and a lazy fetch's credential helper, askpass, ssh command,
 //! upload-pack and `ext::` remote); each creates a marker file when it runs.
-//!
-//! And the VS Code extension's copy of the git arguments is the core's, word for word.
+//! The arguments and environment are the core's (`check` asks for each command), so every host
+//! runs the same git; `packages/core-js/test/git-config.test.mjs` runs this project through the
+//! Node host.
 
-use memdir_core::evidence::{GIT_LOG, GIT_LS_FILES, GIT_SAFE_ARGS, GIT_SAFE_ENV};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -92,11 +92,23 @@ fn check(dir: &Path, repo: &Path) {
     )
     .unwrap();
     std::fs::write(mem.join("MEMORY.md"), "- [a](a.md) — the letter\n").unwrap();
+    // A `git` planted in the project, and a PATH whose first entry is relative: git is still
+    // the one on PATH's absolute entries, never the project's.
+    let planted = repo.join("git");
+    std::fs::write(&planted, format!("#!/bin/sh\ntouch '{}'\n", dir.join("markers/planted-git").display()))
+        .unwrap();
+    #[cfg(unix)]
+    std::fs::set_permissions(&planted, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!(".:{}", std::env::var("PATH").unwrap_or_default());
+    // The plant is live: a plain `git` run there with that PATH starts it.
+    let _ = Command::new("git").arg("--version").current_dir(repo).env("PATH", &path).output();
+    assert_eq!(take_markers(dir), ["planted-git"], "the planted git did not start");
     for backend in ["component", "native"] {
         let out = Command::new(env!("CARGO_BIN_EXE_memdir"))
             .args(["--backend", backend, "check", "--json"])
             .args(["--cwd", repo.to_str().unwrap(), "--memory-dir", mem.to_str().unwrap()])
             .envs(quiet_git(dir))
+            .env("PATH", &path)
             .output()
             .unwrap();
         let report: Value = serde_json::from_slice(&out.stdout)
@@ -167,27 +179,4 @@ fn git_in_a_hostile_project_starts_none_of_its_programs() {
     }
     mcp_check(dir, &repo);
     assert_eq!(take_markers(dir), Vec::<String>::new(), "MCP memory_check");
-}
-
-/// The string literals of `export const NAME ... = [ ... ];` (or `{ ... }`) in TypeScript.
-fn ts_strings(source: &str, name: &str) -> Vec<String> {
-    let start = source.find(&format!("export const {name}:")).unwrap_or_else(|| panic!("no {name}"));
-    let body = &source[start..];
-    let open = body.find(" = ").unwrap() + 3;
-    let close = ["];", "};"].iter().filter_map(|end| body.find(end)).min().unwrap();
-    let literals: Vec<String> = body[open..close].split('"').skip(1).step_by(2).map(str::to_string).collect();
-    assert!(!literals.is_empty(), "{name}");
-    literals
-}
-
-#[test]
-fn the_vs_code_extension_runs_git_with_the_cores_arguments() {
-    // issue 24, defect 3: the two hosts' lists are one list.
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../packages/core-js/src/gitfacts.ts");
-    let ts = std::fs::read_to_string(path).unwrap();
-    assert_eq!(ts_strings(&ts, "GIT_SAFE_ARGS"), GIT_SAFE_ARGS);
-    assert_eq!(ts_strings(&ts, "GIT_LS_FILES"), GIT_LS_FILES);
-    assert_eq!(ts_strings(&ts, "GIT_LOG"), GIT_LOG);
-    let env: Vec<String> = GIT_SAFE_ENV.iter().flat_map(|(k, v)| [k.to_string(), v.to_string()]).collect();
-    assert_eq!(ts_strings(&ts, "GIT_SAFE_ENV"), env);
 }

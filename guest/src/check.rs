@@ -18,6 +18,7 @@
 use crate::error::{Error, Result};
 use crate::evidence::{self, Citation, GitFacts, Status, Verdict};
 use crate::fs::{Fs, FsError, join};
+use crate::git::{GitCall, GitCommand, GitOutput};
 use crate::scan::{self, INDEX_FILE};
 use crate::target::Target;
 use crate::writer::TEAM_DIR;
@@ -146,6 +147,68 @@ impl CheckReport {
     pub fn failed(&self) -> bool {
         self.findings.iter().any(|f| f.severity != Severity::Note)
     }
+}
+
+/// One step of a check: a git command for the host to run in the project, or the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
+pub enum CheckStep {
+    /// Run git, then [`resume`] with its output.
+    Run(GitCall),
+    /// Finished.
+    Done(CheckReport),
+}
+
+/// What a check carries between its steps.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct State {
+    target: Target,
+    now_ms: i64,
+    work_tree: String,
+    /// The tracked files, once read; the history is asked for next.
+    ls_files: Option<String>,
+}
+
+/// Starts a check of `target`'s memory: when the project is a git work tree, asks for its
+/// tracked files first (then its history); otherwise checks at once, searching the tree.
+pub fn start(fs: &dyn Fs, target: &Target, now_ms: i64) -> Result<CheckStep> {
+    let location = target.resolve(fs)?.location;
+    if !location.from_git {
+        return check(fs, target, now_ms, &GitFacts::default()).map(CheckStep::Done);
+    }
+    let state = State { target: target.clone(), now_ms, work_tree: location.work_tree, ls_files: None };
+    ask(state, evidence::GIT_LS_FILES)
+}
+
+/// Goes on with the output of the command the last step asked for. A command that failed, or
+/// that the host would not run, leaves the check to search the tree itself.
+pub fn resume(fs: &dyn Fs, state: &str, output: GitOutput) -> Result<CheckStep> {
+    let mut state: State = serde_json::from_str(state)
+        .map_err(|e| Error::InvalidInput(format!("not a check state from this core: {e}")))?;
+    let Some(ls_files) = state.ls_files.take() else {
+        if !output.ok() {
+            return check(fs, &state.target, state.now_ms, &GitFacts::default()).map(CheckStep::Done);
+        }
+        state.ls_files = Some(evidence::tracked_files(&output.stdout));
+        return ask(state, evidence::GIT_LOG);
+    };
+    let git = GitFacts { ls_files: Some(ls_files), log: output.ok().then_some(output.stdout) };
+    check(fs, &state.target, state.now_ms, &git).map(CheckStep::Done)
+}
+
+/// A step that runs `git <safe arguments> <args>` in the work tree.
+fn ask(state: State, args: &[&str]) -> Result<CheckStep> {
+    let command = GitCommand {
+        args: evidence::GIT_SAFE_ARGS.iter().chain(args).map(|a| a.to_string()).collect(),
+        cwd: state.work_tree.clone(),
+        stdin: None,
+        network: false,
+        env: evidence::GIT_SAFE_ENV.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        timeout_ms: evidence::GIT_TIMEOUT_MS,
+    };
+    let state = serde_json::to_string(&state).map_err(|e| Error::Other(e.to_string()))?;
+    Ok(CheckStep::Run(GitCall { command, state }))
 }
 
 /// Checks `target`'s memory directory. A directory that does not exist yet is clean. `git`

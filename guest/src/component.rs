@@ -6,12 +6,20 @@ use crate::model::{ModelCall, Reply, Step};
 use crate::target::Target;
 use crate::{
     approval, budget, check, dailylog, dream, evidence, extract, freshness, hook, index, instructions,
-    manifest, model, paths, pause, pending, policy, prompt, recall, scan, switches, team, trash, writer,
+    manifest, model, paths, pause, pending, policy, prompt, recall, scan, switches, team, tools, trash,
+    writer,
 };
 
 wit_bindgen::generate!({
     path: "wit",
     world: "memory-core",
+    // A core type that matches its WIT record field for field is used as it is: no conversion.
+    with: {
+        "memdir:memory/tools@0.2.0/tool": crate::tools::Tool,
+        "memdir:memory/types@0.2.0/git-command": crate::git::GitCommand,
+        "memdir:memory/types@0.2.0/git-output": crate::git::GitOutput,
+        "memdir:memory/types@0.2.0/git-call": crate::git::GitCall,
+    },
 });
 
 use exports::memdir::memory as ex;
@@ -547,67 +555,76 @@ impl ex::check::Guest for Component {
         check::fix(&HostFs, &core_target(target), now_ms).map_err(wit_error)
     }
 
-    fn check(
-        target: wit::Target,
-        now_ms: i64,
-        git: ex::check::GitFacts,
-    ) -> Result<ex::check::CheckReport, wit::Error> {
-        use ex::check as c;
-        let git = evidence::GitFacts { ls_files: git.ls_files, log: git.log };
-        let report = check::check(&HostFs, &core_target(target), now_ms, &git).map_err(wit_error)?;
-        Ok(c::CheckReport {
-            memory_dir: report.memory_dir,
-            memories: report.memories,
-            findings: report
-                .findings
-                .into_iter()
-                .map(|f| c::Finding {
-                    kind: wit_finding_kind(f.kind),
-                    severity: match f.severity {
-                        check::Severity::Error => c::Severity::Error,
-                        check::Severity::Warning => c::Severity::Warning,
-                        check::Severity::Note => c::Severity::Note,
-                    },
-                    path: f.path,
-                    line: f.line,
-                    message: f.message,
-                })
-                .collect(),
-            recovered: report.recovered,
-            evidence: report
-                .evidence
-                .into_iter()
-                .map(|e| c::MemoryEvidence {
-                    path: e.path,
-                    verdict: match e.verdict {
-                        evidence::Verdict::Verified => c::Verdict::Verified,
-                        evidence::Verdict::Changed => c::Verdict::Changed,
-                        evidence::Verdict::Missing => c::Verdict::Missing,
-                        evidence::Verdict::Unchecked => c::Verdict::Unchecked,
-                    },
-                    citations: e
-                        .citations
-                        .into_iter()
-                        .map(|x| c::Citation {
-                            kind: match x.kind {
-                                evidence::ClaimKind::Path => c::ClaimKind::Path,
-                                evidence::ClaimKind::MakeTarget => c::ClaimKind::MakeTarget,
-                                evidence::ClaimKind::Flag => c::ClaimKind::Flag,
-                                evidence::ClaimKind::Symbol => c::ClaimKind::Symbol,
-                            },
-                            text: x.text,
-                            status: match x.status {
-                                evidence::Status::Found => c::CitationStatus::Found,
-                                evidence::Status::Changed => c::CitationStatus::Changed,
-                                evidence::Status::Missing => c::CitationStatus::Missing,
-                                evidence::Status::Unchecked => c::CitationStatus::Unchecked,
-                            },
-                            detail: x.detail,
-                        })
-                        .collect(),
-                })
-                .collect(),
-        })
+    fn start(target: wit::Target, now_ms: i64) -> Result<ex::check::CheckStep, wit::Error> {
+        check::start(&HostFs, &core_target(target), now_ms).map(check_step).map_err(wit_error)
+    }
+
+    fn resume(state: String, output: crate::git::GitOutput) -> Result<ex::check::CheckStep, wit::Error> {
+        check::resume(&HostFs, &state, output).map(check_step).map_err(wit_error)
+    }
+}
+
+fn check_step(step: check::CheckStep) -> ex::check::CheckStep {
+    match step {
+        check::CheckStep::Run(call) => ex::check::CheckStep::Run(call),
+        check::CheckStep::Done(report) => ex::check::CheckStep::Done(wit_check_report(report)),
+    }
+}
+
+fn wit_check_report(report: check::CheckReport) -> ex::check::CheckReport {
+    use ex::check as c;
+    c::CheckReport {
+        memory_dir: report.memory_dir,
+        memories: report.memories,
+        findings: report
+            .findings
+            .into_iter()
+            .map(|f| c::Finding {
+                kind: wit_finding_kind(f.kind),
+                severity: match f.severity {
+                    check::Severity::Error => c::Severity::Error,
+                    check::Severity::Warning => c::Severity::Warning,
+                    check::Severity::Note => c::Severity::Note,
+                },
+                path: f.path,
+                line: f.line,
+                message: f.message,
+            })
+            .collect(),
+        recovered: report.recovered,
+        evidence: report
+            .evidence
+            .into_iter()
+            .map(|e| c::MemoryEvidence {
+                path: e.path,
+                verdict: match e.verdict {
+                    evidence::Verdict::Verified => c::Verdict::Verified,
+                    evidence::Verdict::Changed => c::Verdict::Changed,
+                    evidence::Verdict::Missing => c::Verdict::Missing,
+                    evidence::Verdict::Unchecked => c::Verdict::Unchecked,
+                },
+                citations: e
+                    .citations
+                    .into_iter()
+                    .map(|x| c::Citation {
+                        kind: match x.kind {
+                            evidence::ClaimKind::Path => c::ClaimKind::Path,
+                            evidence::ClaimKind::MakeTarget => c::ClaimKind::MakeTarget,
+                            evidence::ClaimKind::Flag => c::ClaimKind::Flag,
+                            evidence::ClaimKind::Symbol => c::ClaimKind::Symbol,
+                        },
+                        text: x.text,
+                        status: match x.status {
+                            evidence::Status::Found => c::CitationStatus::Found,
+                            evidence::Status::Changed => c::CitationStatus::Changed,
+                            evidence::Status::Missing => c::CitationStatus::Missing,
+                            evidence::Status::Unchecked => c::CitationStatus::Unchecked,
+                        },
+                        detail: x.detail,
+                    })
+                    .collect(),
+            })
+            .collect(),
     }
 }
 
@@ -922,8 +939,7 @@ impl ex::team::Guest for Component {
         team::start(&HostFs, input).map(team_step).map_err(wit_error)
     }
 
-    fn resume(state: String, output: ex::team::GitOutput) -> Result<ex::team::TeamStep, wit::Error> {
-        let output = team::GitOutput { status: output.status, stdout: output.stdout, stderr: output.stderr };
+    fn resume(state: String, output: crate::git::GitOutput) -> Result<ex::team::TeamStep, wit::Error> {
         team::resume(&HostFs, &state, output).map(team_step).map_err(wit_error)
     }
 
@@ -935,15 +951,7 @@ impl ex::team::Guest for Component {
 fn team_step(step: team::TeamStep) -> ex::team::TeamStep {
     use ex::team as t;
     match step {
-        team::TeamStep::Run(call) => t::TeamStep::Run(t::GitCall {
-            command: t::GitCommand {
-                args: call.command.args,
-                cwd: call.command.cwd,
-                stdin: call.command.stdin,
-                network: call.command.network,
-            },
-            state: call.state,
-        }),
+        team::TeamStep::Run(call) => t::TeamStep::Run(call),
         team::TeamStep::Done(r) => t::TeamStep::Done(t::TeamReport {
             dir: r.dir,
             remote: r.remote,
@@ -967,5 +975,11 @@ fn team_step(step: team::TeamStep) -> ex::team::TeamStep {
             dirty: r.dirty,
             last_sync_ms: r.last_sync_ms,
         }),
+    }
+}
+
+impl ex::tools::Guest for Component {
+    fn catalog() -> Vec<tools::Tool> {
+        tools::catalog()
     }
 }

@@ -93,7 +93,7 @@ pub enum Verdict {
     Unchecked,
 }
 
-/// What the project says about its files, as the host read it from git (both optional).
+/// What the project says about its files, as git reported it (both optional).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct GitFacts {
@@ -104,9 +104,9 @@ pub struct GitFacts {
     pub log: Option<String>,
 }
 
-/// How a host runs git to read [`GitFacts`] (issue 24, defect 3): `git -C <project>`, then
-/// [`GIT_SAFE_ARGS`], then [`GIT_LS_FILES`] or [`GIT_LOG`], with [`GIT_SAFE_ENV`] added to the
-/// environment.
+/// How the core asks for [`GitFacts`] (issue 24, defect 3): `git` in the project with these
+/// arguments, then [`GIT_LS_FILES`] or [`GIT_LOG`], and [`GIT_SAFE_ENV`] in its environment
+/// (`check::start` and `check::resume`; the host runs exactly what it is given).
 ///
 /// The project is a repository memdir does not own, and its configuration (`.git/config`, or a
 /// bare repository planted in a clone) can name programs for git to start: a signature checker
@@ -118,11 +118,6 @@ pub struct GitFacts {
 /// `diff.<driver>.command` and `.textconv`, `remote.<name>.uploadpack`) is turned off by an
 /// option or an environment variable instead: `--no-pager`, `--no-ext-diff`, `--no-textconv`,
 /// no lazy fetch, no transport.
-///
-/// The core owns the list and the Rust host uses it as is. The VS Code extension's host cannot
-/// ask the core for it without a change to the WIT interface, so
-/// `packages/core-js/src/gitfacts.ts` holds the same list, word for word, and
-/// `cli/tests/git_config.rs` fails when the two differ.
 pub const GIT_SAFE_ARGS: &[&str] = &[
     "--no-pager",
     "-c",
@@ -182,6 +177,10 @@ pub const GIT_SAFE_ARGS: &[&str] = &[
 pub const GIT_SAFE_ENV: &[(&str, &str)] =
     &[("GIT_OPTIONAL_LOCKS", "0"), ("GIT_NO_LAZY_FETCH", "1"), ("GIT_TERMINAL_PROMPT", "0")];
 
+/// How long each of those commands may run: a check waits on them (the VS Code extension's
+/// automatic one too), and without them it still searches the tree.
+pub const GIT_TIMEOUT_MS: u32 = 10_000;
+
 /// The tracked files, NUL-separated, for [`GitFacts::ls_files`].
 pub const GIT_LS_FILES: &[&str] = &["ls-files", "-z"];
 
@@ -198,6 +197,13 @@ pub const GIT_LOG: &[&str] = &[
     "-n",
     "2000",
 ];
+
+/// [`GIT_LS_FILES`] output as [`GitFacts::ls_files`]: one path per line. The output is
+/// NUL-separated so no path is quoted; a path holding a newline cannot be a line, and is left
+/// out.
+pub fn tracked_files(output: &str) -> String {
+    output.split('\0').filter(|p| !p.is_empty() && !p.contains('\n')).collect::<Vec<_>>().join("\n")
+}
 
 /// The claims of a memory body, in order, each once, at most [`MAX_CLAIMS`].
 pub fn claims(body: &str) -> Vec<(ClaimKind, String)> {

@@ -18,6 +18,7 @@
 use crate::conflict::{conflict_name, host_slug};
 use crate::error::{Error, Result};
 use crate::fs::{Fs, FsError, join};
+use crate::git::{GitCall, GitCommand, GitOutput, LOCAL_TIMEOUT_MS, NETWORK_TIMEOUT_MS};
 use crate::index;
 use crate::reserved::{LOCK_FILE, LOCK_TIMEOUT_MS};
 use crate::secrets;
@@ -139,51 +140,6 @@ pub struct Input {
     pub host_name: String,
     /// Sync only when the last sync is older than this (automatic syncs); `None`: always.
     pub min_interval_ms: Option<i64>,
-}
-
-/// A git command for the host to run: `git <args>` in `cwd`, with `stdin` as its input, no
-/// terminal prompts, and the user's own configuration, credentials and hooks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct GitCommand {
-    /// The arguments after `git`.
-    pub args: Vec<String>,
-    /// The directory it runs in.
-    pub cwd: String,
-    /// Its standard input.
-    pub stdin: Option<String>,
-    /// It talks to the remote (the host allows it longer).
-    pub network: bool,
-}
-
-/// What a git command did. A command the host could not start, or that ended without an exit
-/// status (killed at its deadline), has none, with the reason in `stderr`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct GitOutput {
-    /// Its exit status.
-    pub status: Option<i32>,
-    /// Its standard output (invalid UTF-8 replaced).
-    pub stdout: String,
-    /// Its standard error.
-    pub stderr: String,
-}
-
-impl GitOutput {
-    /// It ran and exited 0.
-    pub fn ok(&self) -> bool {
-        self.status == Some(0)
-    }
-}
-
-/// A command to run, and the state to resume with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct GitCall {
-    /// Run this.
-    pub command: GitCommand,
-    /// Pass this back to [`resume`] with the output.
-    pub state: String,
 }
 
 /// A file both sides changed, and where each version went.
@@ -393,7 +349,15 @@ impl Run<'_> {
             None => {
                 let network =
                     matches!(args.first().map(String::as_str), Some("fetch" | "push" | "ls-remote"));
-                Err(Stop::Need(GitCommand { args, cwd: cwd.to_string(), stdin, network }))
+                let timeout_ms = if network { NETWORK_TIMEOUT_MS } else { LOCAL_TIMEOUT_MS };
+                Err(Stop::Need(GitCommand {
+                    args,
+                    cwd: cwd.to_string(),
+                    stdin,
+                    network,
+                    env: Vec::new(),
+                    timeout_ms,
+                }))
             }
         }
     }

@@ -1,63 +1,36 @@
-//! What the project's git says, for the evidence checks (issue 14): the tracked files and
-//! which commits touched which file. The host only runs git and hands the output to the core,
-//! which reads it. Each command is bounded in time and size; a project that is not a git
-//! repository, or a machine without git, gets no facts and the core searches the tree itself.
+//! Runs the git commands the core asks for (a team sync; `check` reading the project's history):
+//! exactly the arguments and environment it gives, bounded in time and output, never
+//! prompting. What each command is and what its output means is the core's.
 
-use memdir_core::evidence::{GIT_LOG, GIT_LS_FILES, GIT_SAFE_ARGS, GIT_SAFE_ENV, GitFacts};
-use memdir_core::team::{GitCommand, GitOutput};
+use memdir_core::git::{GitCommand, GitOutput};
 use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// How long one git command may run.
-const TIMEOUT: Duration = Duration::from_secs(10);
-/// How much of its output is read.
+/// How much a command may print; more is an error, never cut silently.
 const MAX_OUTPUT: u64 = 32 * 1024 * 1024;
 
-/// The facts for the work tree at `dir`.
-pub fn facts(dir: &str) -> GitFacts {
-    let ls_files = run(dir, GIT_LS_FILES).map(|out| {
-        // NUL-separated so no path is quoted; a path holding a newline cannot be a line, and
-        // is left out.
-        out.split('\0').filter(|p| !p.is_empty() && !p.contains('\n')).collect::<Vec<_>>().join("\n")
-    });
-    let log = ls_files.as_ref().and_then(|_| run(dir, GIT_LOG));
-    GitFacts { ls_files, log }
+/// The git program: the first on `PATH` among its absolute entries. A command runs in a
+/// directory whose files others wrote (a project, synced team memory), and a relative entry
+/// (`.`, or an empty one) would find a `git` planted there.
+fn git_program() -> Option<&'static Path> {
+    static GIT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    GIT.get_or_init(|| {
+        let name = if cfg!(windows) { "git.exe" } else { "git" };
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .filter(|dir| dir.is_absolute())
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+    .as_deref()
 }
 
-/// `git -C dir ARGS`, its output when it succeeded within the bounds.
-fn run(dir: &str, args: &[&str]) -> Option<String> {
-    // The project's configuration could name programs for git to start (a signature checker, a
-    // pager, an fsmonitor, a lazy fetch's transport…); the core's arguments and environment
-    // override every one (issue 24, defect 3).
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(GIT_SAFE_ARGS)
-        .args(args)
-        .envs(GIT_SAFE_ENV.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        stdout.take(MAX_OUTPUT).read_to_end(&mut out).map(|_| out)
-    });
-    let status = wait_within(&mut child, TIMEOUT)?;
-    let out = reader.join().ok()?.ok()?;
-    status.success().then(|| String::from_utf8_lossy(&out).into_owned())
-}
-
-/// How long a git command a sync asked for may run: local ones, and those that talk to the
-/// remote.
-const SYNC_LOCAL_TIMEOUT: Duration = Duration::from_secs(60);
-const SYNC_NETWORK_TIMEOUT: Duration = Duration::from_secs(300);
-
-/// Runs a git command the core asked for (team sync): the user's own git, configuration,
-/// credentials and hooks, but never a prompt (a sync runs with nobody at the keyboard).
+/// Runs a git command the core asked for: the user's own git, configuration, credentials and
+/// hooks, but never a prompt (nobody may be at the keyboard), with the command's environment
+/// over the process's.
 pub fn run_command(command: &GitCommand) -> GitOutput {
     match run_bounded(command) {
         Ok(output) => output,
@@ -66,11 +39,13 @@ pub fn run_command(command: &GitCommand) -> GitOutput {
 }
 
 fn run_bounded(command: &GitCommand) -> Result<GitOutput, String> {
-    let mut child = Command::new("git")
+    let git = git_program().ok_or("could not run git: no git on PATH")?;
+    let mut child = Command::new(git)
         .args(&command.args)
         .current_dir(&command.cwd)
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GCM_INTERACTIVE", "never")
+        .envs(command.env.iter().map(|(k, v)| (k, v)))
         .stdin(if command.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -94,7 +69,7 @@ fn run_bounded(command: &GitCommand) -> Result<GitOutput, String> {
     };
     let stdout = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let stderr = read(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let limit = if command.network { SYNC_NETWORK_TIMEOUT } else { SYNC_LOCAL_TIMEOUT };
+    let limit = Duration::from_millis(command.timeout_ms.into());
     let Some(status) = wait_within(&mut child, limit) else {
         return Err(format!(
             "`git {}` took longer than {}s and was stopped",

@@ -42,10 +42,10 @@ pub use native::NativeCore;
 pub use wit_value::{Arg, Returned};
 
 use memdir_core::budget::{Limits, Totals};
-use memdir_core::check::CheckReport;
+use memdir_core::check::CheckStep;
 use memdir_core::dream::{self, DreamResult};
-use memdir_core::evidence::GitFacts;
 use memdir_core::extract::{self, ExtractResult};
+use memdir_core::git::GitOutput;
 use memdir_core::hook::RecallContext;
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
@@ -58,7 +58,7 @@ use memdir_core::recall::{self, Attachment, RecallResult};
 use memdir_core::scan::{MemoryHeader, ScanReport};
 use memdir_core::switches::Switches;
 use memdir_core::target::Target;
-use memdir_core::team::{self, AutoSync, GitOutput, TeamStep};
+use memdir_core::team::{self, AutoSync, TeamStep};
 use memdir_core::trash::Trashed;
 use memdir_core::writer::{ForgetReport, Rebuilt, Save, SaveReport};
 use serde::de::DeserializeOwned;
@@ -165,9 +165,14 @@ pub trait Core {
     fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport> {
         outcome(self, "writer.forget", args![target, path])
     }
-    /// What has drifted in the memory directory, after finishing any interrupted write.
-    fn check(&mut self, target: &Target, now_ms: i64, git: &GitFacts) -> Result<CheckReport> {
-        outcome(self, "check.check", args![target, now_ms, git])
+    /// Starts a check of what has drifted in the memory directory (after finishing any
+    /// interrupted write): the report, or first a git command to run in the project.
+    fn check_start(&mut self, target: &Target, now_ms: i64) -> Result<CheckStep> {
+        outcome(self, "check.start", args![target, now_ms])
+    }
+    /// Resumes a check with the output of the git command the last step asked for.
+    fn check_resume(&mut self, state: &str, output: GitOutput) -> Result<CheckStep> {
+        outcome(self, "check.resume", args![state, output])
     }
     /// Repairs the index: dangling and duplicate lines out, missing lines in; each change.
     fn check_fix(&mut self, target: &Target, now_ms: i64) -> Result<Vec<String>> {
@@ -281,6 +286,10 @@ pub trait Core {
     /// The file name (without extension) of a client's session in `.sessions/`.
     fn hook_session_name(&mut self, client: &str, session: Option<&str>) -> Result<String> {
         plain(self, "hook.session-name", args![client, session])
+    }
+    /// The tools every host that offers tools shows a model: names, descriptions, schemas.
+    fn tool_catalog(&mut self) -> Result<Vec<memdir_core::tools::Tool>> {
+        plain(self, "tools.catalog", args![])
     }
 }
 

@@ -99,9 +99,8 @@ pub fn call(fs: &dyn Fs, func: &str, args: &[Value]) -> std::result::Result<Valu
         }
         "writer.forget" => wit(writer::forget(fs, &de(func, arg(0))?, &s(1)?)),
         "check.fix" => wit(memdir_core::check::fix(fs, &de(func, arg(0))?, de(func, arg(1))?)),
-        "check.check" => {
-            wit(memdir_core::check::check(fs, &de(func, arg(0))?, de(func, arg(1))?, &de(func, arg(2))?))
-        }
+        "check.start" => wit(memdir_core::check::start(fs, &de(func, arg(0))?, de(func, arg(1))?)),
+        "check.resume" => wit(memdir_core::check::resume(fs, &s(0)?, de(func, arg(1))?)),
         "writer.rebuild-index" => wit(writer::rebuild_index(fs, &de(func, arg(0))?, de(func, arg(1))?)),
         "writer.trash" => wit(trash::list_for(fs, &de(func, arg(0))?)),
         "writer.restore" => wit(trash::restore_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
@@ -134,6 +133,7 @@ pub fn call(fs: &dyn Fs, func: &str, args: &[Value]) -> std::result::Result<Valu
         "hook.session-name" => {
             json!(hook::session_name(&s(0)?, de::<Option<String>>(func, arg(1))?.as_deref()))
         }
+        "tools.catalog" => json!(memdir_core::tools::catalog()),
         other => return Err(format!("no exported function {other:?}")),
     })
 }

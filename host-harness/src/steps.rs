@@ -77,12 +77,33 @@ pub fn drive_with<T>(
     }
 }
 
+/// Runs a check from its first step to its report, running each git command the core asks for
+/// in the project with `run` (usually [`crate::git::run_command`]).
+pub fn drive_check(
+    core: &mut dyn crate::Core,
+    target: &memdir_core::target::Target,
+    now_ms: i64,
+    mut run: impl FnMut(&memdir_core::git::GitCommand) -> memdir_core::git::GitOutput,
+) -> Result<memdir_core::check::CheckReport> {
+    use memdir_core::check::CheckStep;
+    let mut step = core.check_start(target, now_ms)?;
+    loop {
+        match step {
+            CheckStep::Done(report) => return Ok(report),
+            CheckStep::Run(call) => {
+                let output = run(&call.command);
+                step = core.check_resume(&call.state, output)?;
+            }
+        }
+    }
+}
+
 /// Runs a team (or private) memory init, sync or status from its first step to its report,
 /// running each git command the core asks for with `run` (usually [`crate::git::run_command`]).
 pub fn drive_team(
     core: &mut dyn crate::Core,
     input: &memdir_core::team::Input,
-    mut run: impl FnMut(&memdir_core::team::GitCommand) -> memdir_core::team::GitOutput,
+    mut run: impl FnMut(&memdir_core::git::GitCommand) -> memdir_core::git::GitOutput,
 ) -> Result<memdir_core::team::Report> {
     use memdir_core::team::TeamStep;
     let mut step = core.team_start(input)?;

@@ -61,6 +61,7 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
     // Checked now, so a bad spec fails at start rather than on the first recall.
     crate::ops::recall::recall_model(ctx, args.llm.as_deref())?;
     let instructions = instructions(ctx, &cwd);
+    let tools = tools::list(&ctx.core(memdir_harness::ConfinedFs::new())?.tool_catalog()?);
     let (jobs, inbox) = mpsc::channel::<Job>();
     let worker_ctx = ctx.fresh();
     let spec = args.llm.clone();
@@ -105,6 +106,7 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
     }
     let server = Server {
         instructions,
+        tools,
         jobs,
         cwd_given: args.cwd.is_some(),
         llm_given: args.llm.is_some(),
@@ -291,6 +293,8 @@ impl Memory {
 struct Server {
     /// What the client is told at `initialize`.
     instructions: String,
+    /// What `tools/list` answers: the core's catalog as this server offers it.
+    tools: Vec<rmcp::model::Tool>,
     jobs: mpsc::Sender<Job>,
     /// `--cwd` was given: roots do not move the project.
     cwd_given: bool,
@@ -373,7 +377,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools::list()))
+        Ok(ListToolsResult::with_all_items(self.tools.clone()))
     }
 
     async fn call_tool(
@@ -383,7 +387,7 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, McpError> {
         let mut arguments = request.arguments.unwrap_or_default();
         let project = tools::project(&request.name, &mut arguments)?;
-        let call = tools::Call::parse(&request.name, arguments)?;
+        let call = tools::Call::parse(&request.name, arguments, &self.tools)?;
         // A call that names its project needs no roots: the 2026-07-28 revision has none.
         if project.is_none() {
             self.settle_roots(&context.peer).await;

@@ -23,3 +23,4 @@ pub mod session;
 pub mod setup;
 pub mod status;
 pub mod team;
+pub mod tools;

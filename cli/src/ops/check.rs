@@ -4,20 +4,24 @@ use super::whole_tree;
 use crate::{Context, Failure};
 use memdir_core::check::CheckReport;
 
-/// Checks the memory of the project at `cwd` (or the directory `memory_dir`), with what the
-/// project's git says: the CLI's and the MCP server's `check`.
+/// Checks the memory of the project at `cwd` (or the directory `memory_dir`), running the git
+/// commands the core asks for in the project: the CLI's and the MCP server's `check`.
 pub fn inspect(ctx: &Context, cwd: &str, memory_dir: Option<String>) -> Result<CheckReport, Failure> {
     let location = ctx.core(whole_tree()?)?.locate(cwd, ctx.env())?;
     let dir = memory_dir.clone().unwrap_or_else(|| location.memory_dir.clone());
-    let git =
-        if location.from_git { memdir_harness::git::facts(&location.work_tree) } else { Default::default() };
     // Writable only to finish a write a killed writer left half-done; never created.
     let mut fs = whole_tree()?;
     if std::path::Path::new(&dir).is_dir() {
         fs = fs.grant_write(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
     }
     let target = memdir_core::target::Target { cwd: cwd.to_string(), env: ctx.env().to_vec(), memory_dir };
-    Ok(ctx.core(fs)?.check(&target, ctx.now_ms(), &git)?)
+    let report = memdir_harness::steps::drive_check(
+        &mut *ctx.core(fs)?,
+        &target,
+        ctx.now_ms(),
+        memdir_harness::git::run_command,
+    )?;
+    Ok(report)
 }
 
 /// The report as text: one line per finding (`PATH[:LINE]  SEVERITY  KIND  MESSAGE`), then a

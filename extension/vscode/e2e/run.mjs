@@ -194,8 +194,8 @@ try {
   await check("agents can call the tools", async () => {
     await palette("memdir test: Invoke Memory Tools");
     const result = await until("tool results in the log", async () => modelRequests().find((r) => r.tools));
-    if (!result.tools.index.includes("Release freeze")) throw new Error(`memdir_index: ${result.tools.index}`);
-    if (!result.tools.recall.includes("grafana.internal/d/api-latency")) throw new Error(`memdir_recall: ${result.tools.recall}`);
+    if (!result.tools.index.includes("Release freeze")) throw new Error(`memory_index: ${result.tools.index}`);
+    if (!result.tools.recall.includes("grafana.internal/d/api-latency")) throw new Error(`memory_recall: ${result.tools.recall}`);
   });
 
   await check("@memory answers with the recalled memory and remembers what it learned", async () => {

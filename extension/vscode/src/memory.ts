@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { ConfinedFs, MemoryCore, coreEnv as baseEnv, gitFacts, openAiEmbeddings, opName, runGitAsync, runGitSync } from "@memdir/core";
+import { ConfinedFs, MemoryCore, coreEnv as baseEnv, openAiEmbeddings, opName, runGitAsync, runGitSync } from "@memdir/core";
 import type { CheckReport, Embed, OpReport, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, PauseState, Proposal, RecallResult, SaveReport, Target, TeamReport } from "@memdir/core";
 
 /** The memory types, in the order the view lists them. */
@@ -237,15 +237,16 @@ export class Workspace {
 
   /**
    * Checks the memories (issue 14): drift, secrets, and what they cite in this project, with
-   * what the project's git says when it is a repository.
+   * what the project's git says when it is a repository (the core asks; this runs git).
    */
   check(): CheckReport {
     const location = this.location();
     const dir = location.memoryDir;
     const grant = readEverything();
     if (fs.existsSync(dir) && vscode.workspace.isTrusted) grant.grantWrite(dir);
-    const git = location.fromGit && vscode.workspace.isTrusted ? gitFacts(location.workTree) : { lsFiles: undefined, log: undefined };
-    return this.core.check(grant, this.target(), BigInt(Date.now()), git);
+    // Git runs in a trusted workspace only: elsewhere the core searches the tree itself.
+    const untrusted = { status: undefined, stdout: "", stderr: "not run: the workspace is not trusted" };
+    return this.core.check(grant, this.target(), BigInt(Date.now()), (command) => (vscode.workspace.isTrusted ? runGitSync(command) : untrusted));
   }
 
   /** The safe repairs to MEMORY.md (never a memory file); each change. */

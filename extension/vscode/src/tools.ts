@@ -1,6 +1,7 @@
 // Language model tools for agents (Copilot agent mode, any tool-using participant): recall,
-// save, forget and the index. Their schemas and descriptions are in package.json, written for
-// a model; here they run. A refusal is thrown as an Error whose message the model reads.
+// save, forget and the index. Their names, schemas and descriptions are the core's tool
+// catalog, the MCP server's too, written into package.json by scripts/tools.mjs; here they run.
+// A refusal is thrown as an Error whose message the model reads.
 
 import * as vscode from "vscode";
 import { answerer } from "./model";
@@ -14,12 +15,13 @@ const text = (value: string) => new vscode.LanguageModelToolResult([new vscode.L
 export function registerTools(workspace: Workspace): vscode.Disposable[] {
   const session = { json: "", used: 0 };
   return [
-    vscode.lm.registerTool<{ query: string; alreadyRead?: string[] }>("memdir_recall", {
+    vscode.lm.registerTool<{ query: string; recent_tools?: string[]; already_read?: string[] }>("memory_recall", {
       async invoke(options, token) {
         if (Date.now() - session.used > SESSION_IDLE_MS) session.json = "";
         session.used = Date.now();
         const result = await workspace.recall(options.input.query, session, await answerer(token), {
-          alreadyRead: options.input.alreadyRead,
+          recentTools: options.input.recent_tools,
+          alreadyRead: options.input.already_read,
         });
         const parts = result.attachments.map((a) => a.text);
         if (result.skipped) parts.push(`Nothing recalled (${result.skipped}).`);
@@ -29,7 +31,7 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
       },
     }),
     vscode.lm.registerTool<{ type: MemoryType; name: string; description: string; body: string; file?: string; replaces?: string; scope?: "private" | "team" | "user" | "group" }>(
-      "memdir_save",
+      "memory_save",
       {
         prepareInvocation(options) {
           return {
@@ -53,7 +55,7 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
         },
       },
     ),
-    vscode.lm.registerTool<{ path: string }>("memdir_forget", {
+    vscode.lm.registerTool<{ path: string }>("memory_forget", {
       prepareInvocation(options) {
         return {
           invocationMessage: `Forgetting ${options.input.path}`,
@@ -65,7 +67,7 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
         return text(`forgot ${report.path} (${report.indexLinesRemoved} MEMORY.md line(s) removed)`);
       },
     }),
-    vscode.lm.registerTool<Record<string, never>>("memdir_index", {
+    vscode.lm.registerTool<Record<string, never>>("memory_index", {
       async invoke() {
         const index = workspace.index();
         if (!index.text) return text("No memories yet: MEMORY.md is empty or missing.");

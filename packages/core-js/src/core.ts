@@ -27,9 +27,9 @@ export type SaveReport = ReturnType<Root["writer"]["save"]>;
 export type ForgetReport = ReturnType<Root["writer"]["forget"]>;
 export type Target = SaveRequest["target"];
 export type RecallInput = Parameters<Root["recall"]["start"]>[0];
-export type CheckReport = ReturnType<Root["check"]["check"]>;
+export type CheckStep = ReturnType<Root["check"]["start"]>;
+export type CheckReport = Extract<CheckStep, { tag: "done" }>["val"];
 export type Finding = CheckReport["findings"][number];
-export type GitFacts = Parameters<Root["check"]["check"]>[2];
 export type RecallStep = ReturnType<Root["recall"]["start"]>;
 export type RecallResult = Extract<RecallStep, { tag: "done" }>["val"];
 export type ModelCall = Extract<RecallStep, { tag: "ask" }>["val"];
@@ -56,6 +56,7 @@ export type HookRecall = ReturnType<Root["hook"]["recallContext"]>;
 export type PauseState = ReturnType<Root["writer"]["pause"]>;
 export type Proposal = ReturnType<Root["writer"]["pending"]>[number];
 export type Env = Array<[string, string]>;
+export type Tool = ReturnType<Root["tools"]["catalog"]>[number];
 
 /** The environment variables the core reads; nothing else from the process's environment reaches it. */
 const PASSED_ENV = /^(HOME|CLAUDE_CONFIG_DIR|CLAUDE_CODE_[A-Z_]+|MEMDIR_[A-Z_]+)$/;
@@ -322,6 +323,11 @@ export class MemoryCore {
     return { sessionIntervalMs: Number(s.sessionIntervalMs), writeDelayMs: Number(s.writeDelayMs) };
   }
 
+  /** The tools every host that offers tools shows a model: one name, description and argument schema for every client. */
+  toolCatalog(): Tool[] {
+    return this.call("tools.catalog", undefined, (r) => r.tools.catalog());
+  }
+
   /** A client's session as a file name in `.sessions/` (no id can name a path outside it). */
   hookSessionName(client: string, session: string | undefined): string {
     return this.call("hook.session-name", undefined, (r) => r.hook.sessionName(client, session));
@@ -331,9 +337,19 @@ export class MemoryCore {
     return this.call("writer.save", grant, (r) => r.writer.save(request));
   }
 
-  /** What has drifted, what the memories cite that is gone or changed (issue 14). */
-  check(grant: ConfinedFs, target: Target, nowMs: bigint, git: GitFacts): CheckReport {
-    return this.call("check.check", grant, (r) => r.check.check(target, nowMs, git));
+  /**
+   * What has drifted, what the memories cite that is gone or changed (issue 14). The core asks
+   * for the git commands it needs in the project; `runGit` runs each (`runGitSync`), or answers
+   * with no status to let the core search the tree itself.
+   */
+  check(grant: ConfinedFs, target: Target, nowMs: bigint, runGit: (command: GitCommand) => GitOutput): CheckReport {
+    let step = this.call("check.start", grant, (r) => r.check.start(target, nowMs));
+    while (step.tag === "run") {
+      const { command, state } = step.val;
+      const output = runGit(command);
+      step = this.call("check.resume", grant, (r) => r.check.resume(state, output));
+    }
+    return step.val;
   }
 
   /** The safe repairs to MEMORY.md; each change, in words. */

@@ -3,6 +3,5 @@ export * from "./core";
 export { ConfinedFs } from "./hostfs";
 export { CoreExited, wasiImports } from "./wasi";
 export { runGitAsync, runGitSync } from "./git";
-export { gitFacts } from "./gitfacts";
 export { Lock } from "./lock";
 export { openAiEmbeddings, type EmbeddingsEndpoint } from "./embeddings";

@@ -14,9 +14,7 @@ use memdir_core::team::{Action, Which};
 use memdir_core::writer::{self, Save, Scope};
 use memdir_core::{Fs, MemoryType};
 use rmcp::ErrorData as McpError;
-use rmcp::handler::server::common::schema_for_input;
 use rmcp::model::{JsonObject, Resource, Tool, ToolAnnotations};
-use rmcp::schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
@@ -47,199 +45,163 @@ const TEAM_SYNC: &str = "memory_team_sync";
 const DREAM: &str = "memory_dream";
 const EXTRACT: &str = "memory_extract";
 
+// The tools' arguments as the catalog's schemas name them (`guest/src/tools.json`, where each
+// is described for the model); a field the schema does not name is refused.
+
 /// Tools that take no arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[schemars(crate = "rmcp::schemars")]
 pub struct NoArgs {}
 
 /// `memory_recall`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[schemars(crate = "rmcp::schemars")]
 pub struct RecallArgs {
-    /// The user's request, in their words. Memories relevant to it are returned in full.
     pub query: String,
-    /// Tools you used in the last few turns (e.g. "Bash", "cargo"): memories that only explain
-    /// how to use them are left out, warnings about them are kept.
     #[serde(default)]
     pub recent_tools: Vec<String>,
-    /// Memory files already in your context (the paths earlier recalls showed): not sent again.
     #[serde(default)]
     pub already_read: Vec<String>,
 }
 
 /// The four memory types.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(rename_all = "lowercase")]
-#[schemars(crate = "rmcp::schemars")]
 pub enum TypeArg {
-    /// Who the user is: role, expertise, preferences.
     User,
-    /// How the user wants work done: a correction or a confirmed approach.
     Feedback,
-    /// What the work is in the middle of: goals, decisions, deadlines (absolute dates).
     Project,
-    /// Where things live outside the code: dashboards, tickets, documents.
     Reference,
 }
 
-/// Private or shared.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+/// Where a memory goes.
+#[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(rename_all = "lowercase")]
-#[schemars(crate = "rmcp::schemars")]
 pub enum ScopeArg {
-    /// Only this user's memory.
     Private,
-    /// The team's shared memory (when team memory is on).
     Team,
-    /// The user's memory for every project (when the user turned it on).
     User,
-    /// The memory this project shares with its group of projects (when it is in one).
     Group,
 }
 
 /// `memory_save`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[schemars(crate = "rmcp::schemars")]
 pub struct SaveArgs {
-    /// user, feedback, project or reference.
     #[serde(rename = "type")]
     pub memory_type: TypeArg,
-    /// The memory's name: a short kebab-case slug, e.g. "real-db-in-tests" (other text is made
-    /// one). Other memories link to it as [[real-db-in-tests]]; saving the same name again
-    /// updates it.
     pub name: String,
-    /// One line saying when this memory is relevant; recall matches requests against it.
     pub description: String,
-    /// The memory itself. For feedback and project memories: the rule or fact, then a line
-    /// starting "**Why:**" and a line starting "**How to apply:**". Write dates as YYYY-MM-DD;
-    /// never include secrets.
     pub body: String,
-    /// The file to write, e.g. "real-db-in-tests.md". Default: the memory already named so,
-    /// else `<name>.md`. An existing file given with a new name is renamed, and [[links]] to
-    /// the old name follow.
     #[serde(default)]
     pub file: Option<String>,
-    /// A memory this one supersedes, e.g. "old-fact.md": removed in the same step, its
-    /// MEMORY.md line becomes this one's, and [[links]] to it name this one. Use it instead of
-    /// saving beside a memory that is no longer true.
     #[serde(default)]
     pub replaces: Option<String>,
-    /// private, team, user (the user's memory for every project) or group (shared with this
-    /// project's group). By default a user memory goes to the user's memory for every project
-    /// when that is on; feedback is private; project and reference memories go to the team when
-    /// team memory is on.
     #[serde(default)]
     pub scope: Option<ScopeArg>,
 }
 
 /// `memory_forget`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[schemars(crate = "rmcp::schemars")]
 pub struct ForgetArgs {
-    /// The memory file, relative to the memory directory, as memory_list or memory_index show it
-    /// (e.g. "feedback_testing.md" or "team/project_release.md"); for a user-wide or group
-    /// memory, the absolute path memory_recall or memory_save gave for it.
     pub path: String,
 }
 
 /// `memory_log`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[schemars(crate = "rmcp::schemars")]
 pub struct LogArgs {
-    /// What to remember, as one short entry; a later dream folds the day's entries into memories.
     pub text: String,
 }
 
 /// `memory_instructions`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[schemars(crate = "rmcp::schemars")]
 pub struct InstructionsArgs {
-    /// Files the work touches, relative to the project: rules whose `paths:` match them apply.
     #[serde(default)]
     pub touching: Vec<String>,
-    /// Only when the user has explicitly asked for it: approve `@imports` that lead outside this
-    /// project (`@~/…`, absolute paths, `@../`), recorded in ~/.claude.json as the terminal agent
-    /// does. Until then they are listed as not loaded.
     #[serde(default)]
     pub approve_external: bool,
 }
 
 /// `memory_extract`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[schemars(crate = "rmcp::schemars")]
 pub struct ExtractArgs {
-    /// The conversation so far, oldest first. Send the whole conversation each time: the
-    /// server remembers how far it read (per `conversation`) and only looks at what is new.
     pub messages: Vec<ChatMessage>,
-    /// An id for this conversation, so a later call reads only what is new.
     #[serde(default)]
     pub conversation: Option<String>,
 }
 
 /// One message of a conversation.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[schemars(crate = "rmcp::schemars")]
 pub struct ChatMessage {
-    /// user or assistant.
     pub role: ChatRole,
-    /// The message's text.
     pub content: String,
 }
 
 /// Who wrote a message.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(rename_all = "lowercase")]
-#[schemars(crate = "rmcp::schemars")]
 pub enum ChatRole {
     User,
     Assistant,
 }
 
 /// `memory_team_sync`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[schemars(crate = "rmcp::schemars")]
 pub struct TeamSyncArgs {
-    /// Sync the user's private memory (between their machines) instead of the team's.
     #[serde(default)]
     pub private: bool,
 }
 
-/// A tool taking `In` and answering `Out` (its `outputSchema`).
-fn tool<In: JsonSchema + 'static, Out: JsonSchema + 'static>(
-    name: &'static str,
-    title: &str,
-    description: &'static str,
-) -> Tool {
-    let mut tool = Tool::new(name, description, JsonObject::new())
-        .with_title(title)
-        .with_input_schema::<In>()
-        .with_output_schema::<Out>();
-    // Every tool works on a project: the argument every tool takes, beside its own.
-    let mut input = tool.input_schema.as_ref().clone();
-    if let Some(properties) =
-        input.entry("properties").or_insert_with(|| serde_json::json!({})).as_object_mut()
-    {
-        let project = serde_json::json!({ "type": "string", "description": PROJECT_DESCRIPTION });
-        properties.insert(PROJECT.to_string(), project);
-    }
-    tool.input_schema = std::sync::Arc::new(input);
-    if let Some(schema) = tool.output_schema.as_mut() {
-        let mut schema = serde_json::Value::Object(schema.as_ref().clone());
-        drop_rust_formats(&mut schema);
-        if let serde_json::Value::Object(map) = schema {
-            tool.output_schema = Some(std::sync::Arc::new(map));
-        }
-    }
-    tool
+/// The tools, as `tools/list` shows them: the core's catalog (one name and text for every
+/// host), each with the `project` argument every call here may take, its annotations, and the
+/// schema of its structured answer. A catalog tool this server cannot answer is left out.
+pub fn list(catalog: &[memdir_core::tools::Tool]) -> Vec<Tool> {
+    catalog
+        .iter()
+        .filter_map(|entry| {
+            let mut input: JsonObject = serde_json::from_str(&entry.input_schema).ok()?;
+            if let Some(properties) = input.get_mut("properties").and_then(|p| p.as_object_mut()) {
+                let project = serde_json::json!({ "type": "string", "description": PROJECT_DESCRIPTION });
+                properties.insert(PROJECT.to_string(), project);
+            }
+            let annotations = ToolAnnotations::new()
+                .read_only(entry.read_only)
+                .destructive(entry.destructive)
+                .idempotent(entry.idempotent)
+                .open_world(entry.open_world);
+            let tool = Tool::new(entry.name.clone(), entry.description.clone(), input)
+                .with_title(entry.title.clone())
+                .with_annotations(annotations);
+            let mut tool = match entry.name.as_str() {
+                INDEX => tool.with_output_schema::<IndexAnswer>(),
+                RECALL => tool.with_output_schema::<RecallAnswer>(),
+                SAVE => tool.with_output_schema::<SaveAnswer>(),
+                FORGET => tool.with_output_schema::<ForgetAnswer>(),
+                LIST => tool.with_output_schema::<ListAnswer>(),
+                LOG => tool.with_output_schema::<LogAnswer>(),
+                INSTRUCTIONS_TOOL => tool.with_output_schema::<InstructionsAnswer>(),
+                CHECK => tool.with_output_schema::<CheckAnswer>(),
+                TEAM_SYNC => tool.with_output_schema::<TeamSyncAnswer>(),
+                DREAM => tool.with_output_schema::<DreamAnswer>(),
+                EXTRACT => tool.with_output_schema::<ExtractAnswer>(),
+                _ => return None,
+            };
+            if let Some(schema) = tool.output_schema.take() {
+                let mut schema = serde_json::Value::Object(schema.as_ref().clone());
+                drop_rust_formats(&mut schema);
+                if let serde_json::Value::Object(map) = schema {
+                    tool.output_schema = Some(std::sync::Arc::new(map));
+                }
+            }
+            Some(tool)
+        })
+        .collect()
 }
 
 /// Removes schemars' `uint32`-style formats, which JSON Schema does not define: a strict
@@ -259,125 +221,6 @@ fn drop_rust_formats(schema: &mut serde_json::Value) {
         serde_json::Value::Array(items) => items.iter_mut().for_each(drop_rust_formats),
         _ => {}
     }
-}
-
-/// The tools, as `tools/list` shows them.
-pub fn list() -> Vec<Tool> {
-    // Every hint stated. Idempotent: a repeat has no further effect on the memory (a repeated
-    // recall answers differently, as the session skips what was shown, but changes nothing).
-    let read_only =
-        ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false);
-    let writes = |destructive, idempotent| {
-        ToolAnnotations::new()
-            .read_only(false)
-            .destructive(destructive)
-            .idempotent(idempotent)
-            .open_world(false)
-    };
-    vec![
-        tool::<NoArgs, IndexAnswer>(
-            INDEX,
-            "Show the memory index",
-            "Returns MEMORY.md, the index of this project's memories (one line each: title, file, \
-             what it is for), exactly as it is loaded into a prompt, with a warning when it was cut. \
-             Call it at the start of a task.",
-        )
-        .with_annotations(read_only.clone()),
-        tool::<RecallArgs, RecallAnswer>(
-            RECALL,
-            "Recall memories",
-            "Given the user's request, returns the full text of the (at most five) memories worth \
-             reading for it, each with how old it is. Memories already returned in this \
-             conversation are not repeated, and a budget keeps the total small; an empty answer \
-             means nothing relevant (or nothing new).",
-        )
-        .with_annotations(read_only.clone()),
-        tool::<SaveArgs, SaveAnswer>(
-            SAVE,
-            "Save a memory",
-            "Saves one memory (one fact) and its MEMORY.md line in one step; saving the same name \
-             again updates it. Link related memories in the body with [[name]]. Save what a future conversation needs and cannot read from the \
-             code: who the user is, how they want work done (corrections and confirmed approaches), \
-             what the project is doing and why, where things live. Do not save code structure, \
-             git history, secrets or what is already in CLAUDE.md. The answer names the file; a \
-             refusal says what to change.",
-        )
-        .with_annotations(writes(false, true)),
-        tool::<ForgetArgs, ForgetAnswer>(
-            FORGET,
-            "Forget a memory",
-            "Deletes one memory file and its MEMORY.md line. Use it when a memory is wrong or no \
-             longer true (to change one, save it again instead).",
-        )
-        .with_annotations(writes(true, true)),
-        tool::<NoArgs, ListAnswer>(
-            LIST,
-            "List memories",
-            "Lists every memory file, newest first: type, path, age and description. Use it to find \
-             a memory's path, or when MEMORY.md seems incomplete.",
-        )
-        .with_annotations(read_only.clone()),
-        tool::<NoArgs, CheckAnswer>(
-            CHECK,
-            "Check the memories",
-            "Checks every memory against the project and against each other: index lines whose \
-             file is gone, memories without an index line, broken frontmatter, secrets, what a \
-             memory cites that is gone or changed (files, Make targets, flags, functions), near \
-             duplicates and contradictions. Use it before relying on an old memory, or to tidy \
-             up; fix what it reports by saving or forgetting memories.",
-        )
-        .with_annotations(read_only.clone()),
-        tool::<TeamSyncArgs, TeamSyncAnswer>(
-            TEAM_SYNC,
-            "Sync team memory",
-            "Shares team memory through git: commits this machine's changes (refusing anything \
-             secret-shaped), takes the team's, and pushes. A memory both sides changed is kept \
-             twice (memory_check lists the copy). Use it when the user asks to share or update \
-             team memory.",
-        )
-        .with_annotations(
-            ToolAnnotations::new().read_only(false).destructive(false).idempotent(true).open_world(true),
-        ),
-        tool::<NoArgs, DreamAnswer>(
-            DREAM,
-            "Fold the daily logs into memories",
-            "In daily-log mode, reads what is new in the daily logs and folds it into topic memories \
-             (creating, updating or removing them), asking a model: the client's own when it offers \
-             sampling, else the one memdir was started with. Use it when the user asks to tidy up \
-             or consolidate what was logged. Reports progress per chunk of log.",
-        )
-        .with_annotations(
-            ToolAnnotations::new().read_only(false).destructive(true).idempotent(true).open_world(false),
-        ),
-        tool::<ExtractArgs, ExtractAnswer>(
-            EXTRACT,
-            "Extract memories from the conversation",
-            "Reads the conversation (what is new since the last call with the same `conversation` \
-             id) and saves what a future conversation should remember: who the user is, their \
-             corrections and confirmed approaches, project decisions, where things live. Asks a \
-             model in two rounds: the client's own when it offers sampling, else the one memdir \
-             was started with. Use it at the end of a task instead of saving memories one by one; \
-             it skips a turn in which you already saved memories yourself.",
-        )
-        .with_annotations(writes(false, true)),
-        tool::<LogArgs, LogAnswer>(
-            LOG,
-            "Log to today's memory log",
-            "In daily-log mode, appends one entry to today's log instead of saving a memory; a \
-             later dream turns the logs into memories. Outside daily-log mode it refuses: use \
-             memory_save.",
-        )
-        .with_annotations(writes(false, false)),
-        tool::<InstructionsArgs, InstructionsAnswer>(
-            INSTRUCTIONS_TOOL,
-            "Show the instruction files",
-            "Returns the project's instruction files (CLAUDE.md and rules, from the managed and \
-             user ones down to the project's) in load order, as a prompt would contain them. \
-             Imports from outside the project load only once the user approves them \
-             (`approve_external`, which only the user may ask for).",
-        )
-        .with_annotations(writes(false, true)),
-    ]
 }
 
 /// A tool call whose arguments have been checked.
@@ -420,26 +263,28 @@ pub fn project(name: &str, args: &mut JsonObject) -> Result<Option<String>, McpE
 impl Call {
     /// Checks a `tools/call`: an unknown tool or arguments that do not fit the schema are a
     /// protocol error that says what to send.
-    pub fn parse(name: &str, args: JsonObject) -> Result<Call, McpError> {
+    pub fn parse(name: &str, args: JsonObject, tools: &[Tool]) -> Result<Call, McpError> {
+        let unknown = || {
+            let names: Vec<_> = tools.iter().map(|t| t.name.as_ref()).collect();
+            McpError::invalid_params(
+                format!("no tool named {name:?}; the tools are {}", names.join(", ")),
+                None,
+            )
+        };
+        let schema = &tools.iter().find(|t| t.name == name).ok_or_else(unknown)?.input_schema;
         Ok(match name {
-            INDEX => parse::<NoArgs>(name, args).map(|_| Call::Index)?,
-            RECALL => Call::Recall(parse(name, args)?),
-            SAVE => Call::Save(parse(name, args)?),
-            FORGET => Call::Forget(parse(name, args)?),
-            LIST => parse::<NoArgs>(name, args).map(|_| Call::List)?,
-            LOG => Call::Log(parse(name, args)?),
-            INSTRUCTIONS_TOOL => Call::Instructions(parse(name, args)?),
-            CHECK => parse::<NoArgs>(name, args).map(|_| Call::Check)?,
-            TEAM_SYNC => Call::TeamSync(parse(name, args)?),
-            DREAM => parse::<NoArgs>(name, args).map(|_| Call::Dream)?,
-            EXTRACT => Call::Extract(parse(name, args)?),
-            _ => {
-                let names: Vec<_> = list().into_iter().map(|t| t.name).collect();
-                return Err(McpError::invalid_params(
-                    format!("no tool named {name:?}; the tools are {}", names.join(", ")),
-                    None,
-                ));
-            }
+            INDEX => parse::<NoArgs>(name, args, schema).map(|_| Call::Index)?,
+            RECALL => Call::Recall(parse(name, args, schema)?),
+            SAVE => Call::Save(parse(name, args, schema)?),
+            FORGET => Call::Forget(parse(name, args, schema)?),
+            LIST => parse::<NoArgs>(name, args, schema).map(|_| Call::List)?,
+            LOG => Call::Log(parse(name, args, schema)?),
+            INSTRUCTIONS_TOOL => Call::Instructions(parse(name, args, schema)?),
+            CHECK => parse::<NoArgs>(name, args, schema).map(|_| Call::Check)?,
+            TEAM_SYNC => Call::TeamSync(parse(name, args, schema)?),
+            DREAM => parse::<NoArgs>(name, args, schema).map(|_| Call::Dream)?,
+            EXTRACT => Call::Extract(parse(name, args, schema)?),
+            _ => return Err(unknown()),
         })
     }
 
@@ -492,18 +337,17 @@ impl Call {
     }
 }
 
-fn parse<T: DeserializeOwned + JsonSchema + 'static>(tool: &str, args: JsonObject) -> Result<T, McpError> {
+fn parse<T: DeserializeOwned>(tool: &str, args: JsonObject, schema: &JsonObject) -> Result<T, McpError> {
     serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| {
-        let schema = schema_for_input::<T>().ok();
-        let expected = schema.as_deref().map(describe).unwrap_or_default();
         McpError::invalid_params(
-            format!("invalid arguments for {tool}: {e}. Send {expected}"),
-            schema.map(|s| serde_json::json!({ "inputSchema": *s })),
+            format!("invalid arguments for {tool}: {e}. Send {}", describe(schema)),
+            Some(serde_json::json!({ "inputSchema": schema })),
         )
     })
 }
 
-/// "an object with query (string, required), recent_tools (array)" from an input schema.
+/// "an object with query (string, required), recent_tools (array)" from an input schema: the
+/// tool's own arguments (`project` has been taken out already).
 fn describe(schema: &JsonObject) -> String {
     let required: Vec<&str> = schema
         .get("required")
@@ -514,9 +358,10 @@ fn describe(schema: &JsonObject) -> String {
     let fields: Vec<String> = props
         .into_iter()
         .flatten()
+        .filter(|(name, _)| *name != PROJECT)
         .map(|(name, prop)| {
             let needed = if required.contains(&name.as_str()) { ", required" } else { "" };
-            format!("{name} ({}{needed})", kind(schema, prop))
+            format!("{name} ({}{needed})", kind(prop))
         })
         .collect();
     if fields.is_empty() {
@@ -527,38 +372,11 @@ fn describe(schema: &JsonObject) -> String {
 }
 
 /// A property's type in a few characters: `string`, `array`, or an enum's values `a|b|c`.
-fn kind(schema: &JsonObject, prop: &serde_json::Value) -> String {
-    // Enums are `$ref`s into `$defs`, wrapped in `anyOf` with null when optional.
-    let target = |p: &serde_json::Value| {
-        let name = p.get("$ref")?.as_str()?.rsplit('/').next()?;
-        schema.get("$defs")?.get(name).cloned()
-    };
-    let variants =
-        prop.get("anyOf").and_then(|a| a.as_array()).cloned().unwrap_or_else(|| vec![prop.clone()]);
-    for variant in &variants {
-        let resolved = target(variant).unwrap_or_else(|| variant.clone());
-        let consts: Vec<&str> = resolved
-            .get("oneOf")
-            .and_then(|o| o.as_array())
-            .map(|o| o.iter().filter_map(|v| v.get("const")?.as_str()).collect())
-            .or_else(|| {
-                resolved
-                    .get("enum")
-                    .and_then(|e| e.as_array())
-                    .map(|e| e.iter().filter_map(|v| v.as_str()).collect())
-            })
-            .unwrap_or_default();
-        if !consts.is_empty() {
-            return consts.join("|");
-        }
+fn kind(prop: &serde_json::Value) -> String {
+    if let Some(values) = prop.get("enum").and_then(|e| e.as_array()) {
+        return values.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>().join("|");
     }
-    match prop.get("type") {
-        Some(serde_json::Value::String(t)) => t.clone(),
-        Some(serde_json::Value::Array(types)) => {
-            types.iter().filter_map(|t| t.as_str()).find(|t| *t != "null").unwrap_or("null").to_string()
-        }
-        _ => "value".into(),
-    }
+    prop.get("type").and_then(|t| t.as_str()).unwrap_or("value").to_string()
 }
 
 fn index(memory: &Memory) -> Result<Answer, Failure> {
@@ -1062,7 +880,57 @@ pub fn read_resource(memory: &mut Memory, path: &str) -> Result<String, McpError
 
 #[cfg(test)]
 mod tests {
-    use super::file_uri_path;
+    use super::{Call, PROJECT, file_uri_path, list};
+    use serde_json::{Value, json};
+
+    /// A value its schema accepts: the first of an enum, else one of its type.
+    fn sample(schema: &Value) -> Value {
+        if let Some(first) = schema["enum"].get(0) {
+            return first.clone();
+        }
+        match schema["type"].as_str() {
+            Some("string") => json!("x"),
+            Some("boolean") => json!(true),
+            Some("array") => json!([sample(&schema["items"])]),
+            Some("object") => Value::Object(
+                schema["properties"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .filter(|(name, _)| *name != PROJECT)
+                    .map(|(name, property)| (name.clone(), sample(property)))
+                    .collect(),
+            ),
+            other => panic!("a schema type the tools do not use: {other:?}"),
+        }
+    }
+
+    /// The server offers every tool of the core's catalog, and takes every argument its schema
+    /// names, and no call with only the required ones fails: the catalog and the argument types
+    /// here cannot drift apart unseen.
+    #[test]
+    fn every_catalog_tool_is_offered_and_takes_what_its_schema_names() {
+        let catalog = memdir_core::tools::catalog();
+        let tools = list(&catalog);
+        assert_eq!(tools.len(), catalog.len());
+        for tool in &tools {
+            let schema = Value::Object(tool.input_schema.as_ref().clone());
+            let Value::Object(all) = sample(&schema) else { unreachable!() };
+            Call::parse(&tool.name, all, &tools).unwrap_or_else(|e| panic!("{}: {e:?}", tool.name));
+            let required: serde_json::Map<String, Value> = schema["required"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|name| {
+                    (
+                        name.as_str().unwrap().to_string(),
+                        sample(&schema["properties"][name.as_str().unwrap()]),
+                    )
+                })
+                .collect();
+            Call::parse(&tool.name, required, &tools).unwrap_or_else(|e| panic!("{}: {e:?}", tool.name));
+        }
+    }
 
     #[test]
     fn a_root_is_a_local_directory_or_nothing() {

@@ -72,8 +72,8 @@ async function invokeTools() {
     return result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : "")).join("");
   };
   const tools = {
-    index: await call("memdir_index", {}),
-    recall: await call("memdir_recall", { query: "which grafana dashboard shows api-latency for on-call" }),
+    index: await call("memory_index", {}),
+    recall: await call("memory_recall", { query: "which grafana dashboard shows api-latency for on-call" }),
   };
   fs.appendFileSync(process.env.MEMDIR_E2E_LOG, JSON.stringify({ prompt: "", answer: "", tools }) + "\n");
 }
