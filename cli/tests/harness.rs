@@ -321,7 +321,7 @@ fn the_selector_benchmark_reads_a_labelled_set_and_refuses_anything_else() {
 
 #[test]
 fn the_native_table_answers_every_export_of_the_component() {
-    // One contract, one table (issue 25, item 2): an export missing from `native::call` would
+    // One contract, one table (issue 25, item 2): an export missing from the native table (`exports::call`) would
     // leave the native backend and the call-script replays behind the component.
     let names = runtime().export_names();
     assert!(names.len() > 40, "{names:?}");

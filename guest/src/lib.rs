@@ -76,10 +76,7 @@ pub mod wrapper;
 pub mod writer;
 pub mod yaml;
 
-// Generated bindings are full of `unsafe` and undocumented items; they stay in this module.
-#[cfg(target_arch = "wasm32")]
-#[allow(unsafe_code, missing_docs)]
-mod component;
+pub mod exports;
 
 pub use error::{Error, Result};
 pub use fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};

@@ -75,7 +75,7 @@ macro_rules! args {
 /// A backend implements one method, [`Core::call`]: an export by its WIT name, with arguments
 /// and result in the JSON form of [`calls`]. Every typed method below is written once, here, on
 /// top of it, so the contract has no second copy to drift: adding an export is its WIT, its
-/// core function with its glue in the guest, and its line in the native table (`native::call`);
+/// core function, and its glue and native-table line in `guest/src/exports.rs`;
 /// `docs/architecture.md` lists the files. The three workflows that need a model are step
 /// machines: [`steps::drive`] is the whole loop a host runs over them.
 pub trait Core {
