@@ -376,3 +376,23 @@ fn a_call_that_fits_no_export_is_refused_and_the_instance_lives_on() {
     let index = core.truncate_index("- [A](a.md) — a\n").expect("the instance still answers");
     assert_eq!(index.text, "- [A](a.md) — a");
 }
+
+#[test]
+fn both_backends_refuse_a_call_with_more_arguments_than_its_export_takes() {
+    // Issue 25, item 2: a malformed call is refused by the native table as by the component.
+    let runtime = runtime();
+    let extra = [serde_json::json!("- a\n"), serde_json::json!("extra")];
+    let none = [serde_json::json!(1)];
+    let cores: Vec<Box<dyn Core + '_>> =
+        vec![Box::new(runtime.core(ConfinedFs::new())), Box::new(NativeCore::new(ConfinedFs::new()))];
+    for mut core in cores {
+        for (func, args) in [("index.truncate", &extra[..]), ("budget.limits", &none[..])] {
+            let args: Vec<memdir_harness::Arg<'_>> = args.iter().map(memdir_harness::Arg::new).collect();
+            match core.call(func, &args) {
+                Err(Error::Contract(_)) => {}
+                other => panic!("{} {func}: {:?}", core.backend(), other.map(|r| r.into_json())),
+            }
+        }
+        assert_eq!(core.truncate_index("x").unwrap().text, "x", "{}", core.backend());
+    }
+}

@@ -1027,10 +1027,16 @@ mod table {
     use serde_json::{Value, json};
 
     /// Calls an exported function on the native core, arguments and result in the JSON form of
-    /// [`crate::calls`]. Fails (with a message) only when the call itself is malformed: an unknown
-    /// function, or arguments that do not fit its parameters.
+    /// the harness's call scripts. Fails (with a message) only when the call itself is malformed,
+    /// as the component refuses it: an unknown function, arguments that do not fit its
+    /// parameters, or more arguments than it takes.
     pub fn call(fs: &dyn Fs, func: &str, args: &[Value]) -> std::result::Result<Value, String> {
-        let arg = |i: usize| args.get(i).cloned().ok_or_else(|| format!("{func}: argument {i} is missing"));
+        // How many arguments the export read: the rest were too many.
+        let read = std::cell::Cell::new(0);
+        let arg = |i: usize| {
+            read.set(read.get().max(i + 1));
+            args.get(i).cloned().ok_or_else(|| format!("{func}: argument {i} is missing"))
+        };
         fn de<T: DeserializeOwned>(
             func: &str,
             v: std::result::Result<Value, String>,
@@ -1046,7 +1052,7 @@ mod table {
         let s = |i| de::<String>(func, arg(i));
         let env = |i| de::<Vec<(String, String)>>(func, arg(i));
         let cap = |i| de::<Option<u32>>(func, arg(i)).map(|c| c.map_or(hook::COMMON_CAP, |c| c as usize));
-        Ok(match func {
+        let result = match func {
             "scan.scan" => wit(scan::scan(fs, &s(0)?, de(func, arg(1))?)),
             "manifest.format" => json!(manifest::format(&de::<Vec<MemoryHeader>>(func, arg(0))?)),
             "index.load" => wit(index::load(fs, &s(0)?)),
@@ -1121,7 +1127,11 @@ mod table {
             }
             "tools.catalog" => json!(crate::tools::catalog()),
             other => return Err(format!("no exported function {other:?}")),
-        })
+        };
+        if args.len() > read.get() {
+            return Err(format!("{func}: takes {} argument(s), was given {}", read.get(), args.len()));
+        }
+        Ok(result)
     }
 
     /// The WIT `load-request`, owned. A field it does not know is an error, so a field added to the
