@@ -320,7 +320,7 @@ type Names = Vec<(String, String)>;
 struct Prepared {
     _tmp: tempfile::TempDir,
     input: PathBuf,
-    /// `{input}`, `{tmp}` and `{tmp-slug}` with what they stand for, longest first.
+    /// `{exe}`, `{input}`, `{tmp}` and `{tmp-slug}` with what they stand for; none holds another.
     names: Vec<(&'static str, String)>,
 }
 
@@ -352,7 +352,9 @@ fn prepare(dir: &Path, case: &Case) -> Prepared {
         fs::write(path, text).unwrap();
     }
     let tmp_slug = memdir_core::paths::slug(&tmp_str);
-    let names = vec![("{input}", input_str), ("{tmp}", tmp_str), ("{tmp-slug}", tmp_slug)];
+    // `team init` names the running binary as git's merge driver: a path of this build.
+    let exe = std::env::current_exe().unwrap().to_str().unwrap().to_string();
+    let names = vec![("{exe}", exe), ("{input}", input_str), ("{tmp}", tmp_str), ("{tmp-slug}", tmp_slug)];
     let prepared = Prepared { _tmp: tmp, input, names };
     for args in &case.git {
         run_git(&prepared.input, &tmp_path, args.iter().map(|a| prepared.subst(a)));
