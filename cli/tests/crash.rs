@@ -275,3 +275,112 @@ fn savers_and_forgetters_killed_at_random_lose_no_saved_memory() {
     }
     assert!(kills > 10, "only {kills} of 40 victims were still running when killed");
 }
+
+/// What `memdir recall --json` selects and injects for `query` (status checked).
+fn recall_selection(backend: &str, dir: &Path, query: &str) -> (serde_json::Value, serde_json::Value) {
+    let out = memdir(backend, &["recall", query, "--json", "--memory-dir", dir.to_str().unwrap()], None);
+    assert!(out.status.success(), "recall: {}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    (r["selected"].clone(), r["attachments"].clone())
+}
+
+/// Sets a file's modification time `secs` seconds before now.
+fn age(path: &Path, secs: u64) {
+    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(secs);
+    std::fs::File::options().write(true).open(path).unwrap().set_modified(when).unwrap();
+}
+
+/// Issue 27, item 3: the recall index survives a crash mid-update. Recall over 1,200 memories
+/// (the index then spans more than the 200 newest) is killed after its index write, at random
+/// points of a full rebuild with `kill -9`, and its index is torn in half as a filesystem
+/// without an atomic rename could leave it. After each, the next recall selects exactly what a
+/// recall with no index selects, the memory edited before the kill among them, and leaves a
+/// whole index that knows the edit.
+#[test]
+fn a_recall_killed_mid_update_leaves_an_index_the_next_recall_rebuilds() {
+    const MEMORIES: u64 = 1_200;
+    for backend in ["native", "component"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("mem");
+        std::fs::create_dir(&dir).unwrap();
+        for i in 0..MEMORIES {
+            let file = format!("note-{i:04}.md");
+            memory(&dir, &file, &format!("note-{i:04}"), &format!("Filler fact {i} about crate{i}."));
+            // An hour and more ago, so the index keeps every one; note-0000 is the oldest.
+            age(&dir.join(&file), 3_600 + MEMORIES - i);
+        }
+        let index_path = dir.join(".memdir.index");
+        // The first build, timed: the kills below fall anywhere within one.
+        let started = std::time::Instant::now();
+        recall_selection(backend, &dir, "warm up");
+        let full_build = started.elapsed();
+        assert!(index_path.is_file(), "{backend}: the first recall writes the index");
+
+        let mut rng = Lcg(0x1de7);
+        let mut kills = 0;
+        for round in 0..12u64 {
+            // Another tool edits one old memory in place: new words, the same age class.
+            let edited = format!("note-{:04}", rng.next(MEMORIES));
+            let word = format!("zanzibar{round}");
+            let text = format!(
+                "---\nname: {edited}\ndescription: the {word} gateway fronts the billing api\nmetadata:\n  type: user\n---\nThe {word} gateway.\n"
+            );
+            std::fs::write(dir.join(format!("{edited}.md")), text).unwrap();
+            age(&dir.join(format!("{edited}.md")), 3_000 + round);
+            let query = format!("which {word} gateway fronts billing?");
+            let what = format!("{backend}, round {round}");
+            match round % 3 {
+                // Stopped right after the index is replaced.
+                0 => {
+                    let out = memdir(
+                        backend,
+                        &["recall", &query, "--json", "--memory-dir", dir.to_str().unwrap()],
+                        Some(1),
+                    );
+                    assert_eq!(out.status.signal(), Some(libc::SIGABRT), "{what}: the crash switch fired");
+                }
+                // Killed at a random point of a full rebuild.
+                1 => {
+                    std::fs::remove_file(&index_path).unwrap();
+                    let mut victim = Command::new(BIN)
+                        .args(["--backend", backend, "recall", &query, "--json", "--memory-dir"])
+                        .arg(&dir)
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .spawn()
+                        .unwrap();
+                    let at = rng.next(full_build.as_micros() as u64 + 1);
+                    std::thread::sleep(std::time::Duration::from_micros(at));
+                    if victim.kill().is_ok() {
+                        kills += 1;
+                    }
+                    let _ = victim.wait();
+                }
+                // Torn: the first half of the index, as a non-atomic rename could leave it.
+                _ => {
+                    let whole = std::fs::read(&index_path).unwrap();
+                    std::fs::write(&index_path, &whole[..whole.len() / 2]).unwrap();
+                }
+            }
+            let after_kill = recall_selection(backend, &dir, &query);
+            let selected = after_kill.0.as_array().unwrap();
+            assert!(
+                selected.iter().any(|s| s == &format!("{edited}.md")),
+                "{what}: the edited memory is recalled: {selected:?}"
+            );
+            let index: serde_json::Value = serde_json::from_slice(&std::fs::read(&index_path).unwrap())
+                .unwrap_or_else(|e| panic!("{what}: the index is whole again: {e}"));
+            let entries = index["entries"].as_object().unwrap();
+            assert_eq!(entries.len() as u64, MEMORIES, "{what}: every memory is in the index");
+            let entry = &entries[&format!("{edited}.md")];
+            assert!(entry.to_string().contains(&word), "{what}: the index knows the edit: {entry}");
+            // The same as a recall that finds no index at all.
+            std::fs::remove_file(&index_path).unwrap();
+            assert_eq!(recall_selection(backend, &dir, &query), after_kill, "{what}: as with no index");
+        }
+        assert!(kills >= 2, "{backend}: only {kills} rebuilds were still running when killed");
+        eprintln!(
+            "crash: {backend}: recall index: 12 rounds, {kills} kills within {full_build:?}, rebuilt after each"
+        );
+    }
+}
