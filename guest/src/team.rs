@@ -332,23 +332,26 @@ struct Run<'a> {
     next: usize,
 }
 
+/// git's subcommand in `args`: the first argument that is not a `-c name=value` option.
+fn subcommand(args: &[String]) -> Option<&str> {
+    let mut rest = args.iter().map(String::as_str);
+    loop {
+        match rest.next() {
+            Some("-c") => {
+                rest.next();
+            }
+            other => return other,
+        }
+    }
+}
+
 /// The dates of the commits a command may make: the core's now, not the host's clock, as for
 /// everything else a sync records. A commit sync makes is dated by it; one a rebase replays keeps
 /// its author's date and takes it as the committer's.
 fn commit_dates(args: &[String], now_ms: i64) -> Vec<(String, String)> {
     let date = format!("{} +0000", now_ms.div_euclid(1000));
     let mut env = vec![("GIT_COMMITTER_DATE".to_string(), date.clone())];
-    // The subcommand is the first argument that is not a `-c name=value` option.
-    let mut rest = args.iter().map(String::as_str);
-    let subcommand = loop {
-        match rest.next() {
-            Some("-c") => {
-                rest.next();
-            }
-            other => break other,
-        }
-    };
-    if subcommand == Some("commit") {
+    if subcommand(args) == Some("commit") {
         env.push(("GIT_AUTHOR_DATE".to_string(), date));
     }
     env
@@ -369,8 +372,7 @@ impl Run<'_> {
                 args.join(" ")
             )),
             None => {
-                let network =
-                    matches!(args.first().map(String::as_str), Some("fetch" | "push" | "ls-remote"));
+                let network = matches!(subcommand(&args), Some("fetch" | "push" | "ls-remote"));
                 let timeout_ms = if network { NETWORK_TIMEOUT_MS } else { LOCAL_TIMEOUT_MS };
                 let env = commit_dates(&args, self.input.now_ms);
                 Err(Stop::Need(GitCommand { args, cwd: cwd.to_string(), stdin, network, env, timeout_ms }))
