@@ -149,15 +149,9 @@ impl CheckReport {
     }
 }
 
-/// One step of a check: a git command for the host to run in the project, or the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
-pub enum CheckStep {
-    /// Run git, then [`resume`] with its output.
-    Run(GitCall),
-    /// Finished.
-    Done(CheckReport),
-}
+/// One step of a check: a git command for the host to run in the project (then [`resume`]),
+/// or the report.
+pub type CheckStep = crate::git::GitStep<CheckReport>;
 
 /// What a check carries between its steps.
 #[derive(Serialize, Deserialize)]

@@ -48,6 +48,17 @@ impl GitOutput {
     }
 }
 
+/// One step of a workflow that runs git (`check`, `team`): a command for the host to run in
+/// the project, or the workflow's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
+pub enum GitStep<T> {
+    /// Run git, then resume the workflow with its output.
+    Run(GitCall),
+    /// Finished.
+    Done(T),
+}
+
 /// A command to run, and the state to resume with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

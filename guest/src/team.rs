@@ -206,15 +206,8 @@ pub struct Report {
     pub last_sync_ms: Option<i64>,
 }
 
-/// One step of a sync.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
-pub enum TeamStep {
-    /// Run git, then [`resume`] with its output.
-    Run(GitCall),
-    /// Finished.
-    Done(Report),
-}
+/// One step of a sync: a git command for the host to run (then [`resume`]), or the report.
+pub type TeamStep = crate::git::GitStep<Report>;
 
 /// Everything a sync needs to replay: its input, its directory, and each command it issued
 /// with the output the host reported.

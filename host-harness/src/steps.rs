@@ -1,9 +1,11 @@
-//! The one loop a host runs over the core's workflows (recall, extraction, dream): while the
-//! core asks, ask the model and resume with its reply or its failure. Everything else — what a
-//! failure means, what to keep, when to stop — the core decides.
+//! The loops a host runs over the core's workflows. For recall, extraction and dream: while the
+//! core asks, ask the model and resume with its reply or its failure. For check and team: while
+//! it asks, run git and resume with the output. Everything else — what a failure means, what to
+//! keep, when to stop — the core decides.
 
 use crate::error::Result;
 use crate::llm::{Embedder, Model};
+use memdir_core::git::{GitCommand, GitOutput, GitStep};
 use memdir_core::model::{ModelCall, Reply, Step};
 
 /// Runs a workflow from its first step to its result. `progress(call)` is told of each model
@@ -77,43 +79,39 @@ pub fn drive_with<T>(
     }
 }
 
-/// Runs a check from its first step to its report, running each git command the core asks for
-/// in the project with `run` (usually [`crate::git::run_command`]).
+/// Runs a workflow that asks for git (check, team) from its first step to its result, running
+/// each command the core asks for with `run` (usually [`crate::git::run_command`]).
+pub fn drive_git<T>(
+    first: GitStep<T>,
+    mut resume: impl FnMut(&str, GitOutput) -> Result<GitStep<T>>,
+    mut run: impl FnMut(&GitCommand) -> GitOutput,
+) -> Result<T> {
+    let mut step = first;
+    loop {
+        step = match step {
+            GitStep::Done(result) => return Ok(result),
+            GitStep::Run(call) => resume(&call.state, run(&call.command))?,
+        };
+    }
+}
+
+/// Runs a check in the project `target` names, asking `run` for each git command.
 pub fn drive_check(
     core: &mut dyn crate::Core,
     target: &memdir_core::target::Target,
     now_ms: i64,
-    mut run: impl FnMut(&memdir_core::git::GitCommand) -> memdir_core::git::GitOutput,
+    run: impl FnMut(&GitCommand) -> GitOutput,
 ) -> Result<memdir_core::check::CheckReport> {
-    use memdir_core::check::CheckStep;
-    let mut step = core.check_start(target, now_ms)?;
-    loop {
-        match step {
-            CheckStep::Done(report) => return Ok(report),
-            CheckStep::Run(call) => {
-                let output = run(&call.command);
-                step = core.check_resume(&call.state, output)?;
-            }
-        }
-    }
+    let first = core.check_start(target, now_ms)?;
+    drive_git(first, |state, output| core.check_resume(state, output), run)
 }
 
-/// Runs a team (or private) memory init, sync or status from its first step to its report,
-/// running each git command the core asks for with `run` (usually [`crate::git::run_command`]).
+/// Runs a team (or private) memory init, sync or status, asking `run` for each git command.
 pub fn drive_team(
     core: &mut dyn crate::Core,
     input: &memdir_core::team::Input,
-    mut run: impl FnMut(&memdir_core::git::GitCommand) -> memdir_core::git::GitOutput,
+    run: impl FnMut(&GitCommand) -> GitOutput,
 ) -> Result<memdir_core::team::Report> {
-    use memdir_core::team::TeamStep;
-    let mut step = core.team_start(input)?;
-    loop {
-        match step {
-            TeamStep::Done(report) => return Ok(report),
-            TeamStep::Run(call) => {
-                let output = run(&call.command);
-                step = core.team_resume(&call.state, output)?;
-            }
-        }
-    }
+    let first = core.team_start(input)?;
+    drive_git(first, |state, output| core.team_resume(state, output), run)
 }

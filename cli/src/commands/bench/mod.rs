@@ -435,14 +435,9 @@ fn bench_check(ctx: &Context, args: &Args, out: &mut dyn Write, err: &mut dyn Wr
         };
     // The native floor is the core called directly, as in the manifest table.
     let (native, cited) = time(&mut || {
-        use memdir_core::check::{CheckStep, resume, start};
-        let (mut step, mut i) = (start(&fs, &target, ctx.now_ms()), 0);
-        loop {
-            match step.map_err(|e| Failure::input(e.to_string()))? {
-                CheckStep::Done(report) => return Ok(report),
-                CheckStep::Run(call) => step = resume(&fs, &call.state, replay(&mut i)),
-            }
-        }
+        use memdir_core::check::{resume, start};
+        let (first, mut i) = (start(&fs, &target, ctx.now_ms()).map_err(memdir_harness::Error::from)?, 0);
+        Ok(steps::drive_git(first, |state, output| Ok(resume(&fs, state, output)?), |_| replay(&mut i))?)
     })?;
     let mut component = runtime.core(fs.clone());
     let (component, _) = time(&mut || {
