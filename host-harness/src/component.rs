@@ -23,8 +23,12 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 /// other hosts load, and what [`ComponentRuntime::from_wasm`] compiles.
 pub const CORE_WASM: &[u8] = include_bytes!(env!("MEMDIR_CORE_WASM"));
 
-/// [`CORE_WASM`] compiled for this target by `build.rs`.
+/// [`CORE_WASM`] compiled for this target by `build.rs`; on Linux a page-aligned static that
+/// runs in place (`in_place`).
+#[cfg(not(target_os = "linux"))]
 const CORE_CWASM: &[u8] = include_bytes!(env!("MEMDIR_CORE_CWASM"));
+#[cfg(target_os = "linux")]
+use crate::in_place::CORE_CWASM;
 
 /// What the component may import: its own host interface, and the WASI interfaces that Rust's
 /// standard library links for its stdio and process exit (given closed stdin, discarded stdout
@@ -96,11 +100,16 @@ impl ComponentRuntime {
     /// is compiled or hashed here, and no cache is read. Refuses a component whose imports go
     /// beyond [`ALLOWED_IMPORTS`].
     pub fn load() -> Result<Self> {
+        // Where the system allows it, the image runs where it lies; else it is copied.
+        #[cfg(target_os = "linux")]
+        if let Some((engine, component)) = crate::in_place::shared(|| engine_config(false)) {
+            return Self::with_component(engine, component);
+        }
         let engine = Engine::new(&engine_config(cfg!(windows))).map_err(Error::Load)?;
-        // SAFETY: the bytes are build.rs's `precompile_component` output for this target,
-        // made by the same wasmtime with the same settings ([`engine_config`]) and embedded in this
-        // binary; wasmtime still checks their header, version and settings against `engine`
-        // and the CPU it runs on, and fails rather than running mismatched code.
+        // SAFETY: the bytes are build.rs's `precompile_component` output for this target, made
+        // by the same wasmtime with the same settings ([`engine_config`]) and embedded in this
+        // binary; wasmtime still checks their header, version and settings against `engine` and
+        // the CPU it runs on, and fails rather than running mismatched code.
         #[allow(unsafe_code)]
         let component = unsafe { Component::deserialize(&engine, CORE_CWASM) }.map_err(Error::Load)?;
         Self::with_component(engine, component)

@@ -27,6 +27,8 @@ pub mod error;
 pub mod fs;
 pub mod git;
 mod host_fs;
+#[cfg(target_os = "linux")]
+mod in_place;
 pub mod llm;
 pub mod lock;
 #[cfg(feature = "native")]
