@@ -21,6 +21,9 @@ pub type SharedFs = std::sync::Arc<dyn Fs + Send + Sync>;
 struct Root {
     path: PathBuf,
     writable: bool,
+    /// The directory itself, opened when granted: files are opened beneath it (Linux).
+    #[cfg(target_os = "linux")]
+    dir: Option<std::sync::Arc<std::os::fd::OwnedFd>>,
 }
 
 /// The real filesystem, confined to granted roots.
@@ -56,7 +59,14 @@ impl ConfinedFs {
 
     fn push_root(&mut self, dir: &Path, writable: bool) -> io::Result<()> {
         let path = fs::canonicalize(dir)?;
-        self.roots.push(Root { path, writable });
+        #[cfg(target_os = "linux")]
+        let dir = beneath::open_root(&path).map(std::sync::Arc::new);
+        self.roots.push(Root {
+            path,
+            writable,
+            #[cfg(target_os = "linux")]
+            dir,
+        });
         Ok(())
     }
 
@@ -77,15 +87,26 @@ impl ConfinedFs {
 
     /// Opens an existing file for reading, refusing one that resolves outside the roots.
     ///
-    /// On Linux the file is opened first and the kernel then says which file that is
-    /// (`/proc/self/fd`): one `readlink` instead of one per path component, and no window
-    /// between the check and the open. Opening is non-blocking, so a FIFO cannot hang the host,
-    /// and never acquires a controlling terminal. Elsewhere the path is resolved, then opened.
+    /// On Linux the file is first opened beneath the granted root that holds its path, the
+    /// kernel refusing any step out of it (`openat2` with `RESOLVE_BENEATH`): no check after the
+    /// open, and no window between a check and the open. A path that leaves its root on the way
+    /// (a link into another root), or a kernel without `openat2`, takes the next way: the file
+    /// is opened and the kernel then says which file that is (`/proc/self/fd`), one `readlink`
+    /// instead of one per path component. Opening is non-blocking, so a FIFO cannot hang the
+    /// host, and never acquires a controlling terminal. Elsewhere the path is resolved, then
+    /// opened.
     fn open_for_read(&self, path: &str) -> Result<File, FsError> {
         #[cfg(target_os = "linux")]
         {
             use std::os::fd::AsRawFd;
             let raw = checked(path)?;
+            let beneath_a_root = self.roots.iter().find_map(|root| {
+                let relative = raw.strip_prefix(&root.path).ok()?;
+                beneath::open(root.dir.as_deref()?, relative)
+            });
+            if let Some(file) = beneath_a_root {
+                return Ok(file);
+            }
             let file = OpenOptions::new()
                 .read(true)
                 .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
@@ -418,6 +439,63 @@ impl Fs for ConfinedFs {
     }
 }
 
+/// Opening beneath a granted root, on Linux: the kernel resolves the path, links included, and
+/// refuses any step outside the root's directory.
+#[cfg(target_os = "linux")]
+mod beneath {
+    use std::ffi::CString;
+    use std::fs::File;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+
+    /// `struct open_how` of `linux/openat2.h` (libc's cannot be built outside libc).
+    #[repr(C)]
+    struct OpenHow {
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    }
+
+    /// The root's directory, for opening beneath it; none if it cannot be opened.
+    pub(super) fn open_root(path: &Path) -> Option<OwnedFd> {
+        let path = CString::new(path.as_os_str().as_bytes()).ok()?;
+        // SAFETY: a NUL-terminated path; the descriptor returned is owned here alone.
+        #[allow(unsafe_code)]
+        unsafe {
+            let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC);
+            (fd >= 0).then(|| OwnedFd::from_raw_fd(fd))
+        }
+    }
+
+    /// `relative` opened for reading beneath `root`, never outside it; none when that cannot be
+    /// done for any reason (missing, a link out of the root, no `openat2`), which the caller
+    /// then answers its own way.
+    pub(super) fn open(root: &OwnedFd, relative: &Path) -> Option<File> {
+        use std::os::fd::AsRawFd;
+        let relative = if relative.as_os_str().is_empty() { Path::new(".") } else { relative };
+        let name = CString::new(relative.as_os_str().as_bytes()).ok()?;
+        let how = OpenHow {
+            flags: (libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC) as u64,
+            mode: 0,
+            resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS,
+        };
+        // SAFETY: a live directory descriptor, a NUL-terminated path and an `open_how` of the
+        // size passed; the descriptor returned is owned by the `File` alone.
+        #[allow(unsafe_code)]
+        unsafe {
+            let fd = libc::syscall(
+                libc::SYS_openat2,
+                root.as_raw_fd(),
+                name.as_ptr(),
+                &how as *const OpenHow,
+                std::mem::size_of::<OpenHow>(),
+            );
+            (fd >= 0).then(|| File::from_raw_fd(fd as i32))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,6 +518,44 @@ mod tests {
         assert!(matches!(cfs.read_head(&format!("{mem}/link.md"), 30, 100), Err(FsError::OutsideRoot(_))));
         assert!(matches!(cfs.write_file("/etc/x.md", b"x"), Err(FsError::OutsideRoot(_))));
         assert!(matches!(cfs.list_dir("relative"), Err(FsError::InvalidPath(_))));
+    }
+
+    #[test]
+    fn links_are_followed_inside_the_roots_and_never_out_of_them() {
+        let (tmp, cfs, mem) = tree();
+        let other = tmp.path().join("other");
+        fs::create_dir_all(other.join("deep")).unwrap();
+        fs::write(other.join("deep/b.md"), "in the other root").unwrap();
+        let cfs = cfs.grant_read(&other).unwrap();
+        let other = fs::canonicalize(other).unwrap().to_str().unwrap().to_string();
+        fs::create_dir(format!("{mem}/sub")).unwrap();
+        fs::write(format!("{mem}/a.md"), "plain").unwrap();
+        let link =
+            |target: &str, name: &str| std::os::unix::fs::symlink(target, format!("{mem}/{name}")).unwrap();
+        link("../a.md", "sub/up.md"); // relative, and stays in the root
+        link(&format!("{mem}/a.md"), "absolute.md"); // absolute, into the same root
+        link(&format!("{other}/deep/b.md"), "across.md"); // into another granted root
+        link(&format!("{other}/deep"), "dir"); // a directory in another root, then a file
+        link("../secret.md", "out.md"); // out of every root
+        link(&format!("{mem}/sub/../../secret.md"), "sneaky.md");
+        let read = |name: &str| cfs.read_head(&format!("{mem}/{name}"), 30, 100).map(|h| h.data);
+        assert_eq!(read("a.md").unwrap(), b"plain");
+        assert_eq!(read("sub/up.md").unwrap(), b"plain");
+        assert_eq!(read("absolute.md").unwrap(), b"plain");
+        assert_eq!(read("across.md").unwrap(), b"in the other root");
+        assert_eq!(read("dir/b.md").unwrap(), b"in the other root");
+        for name in ["out.md", "sneaky.md"] {
+            assert!(matches!(read(name), Err(FsError::OutsideRoot(_))), "{name}");
+        }
+        assert!(matches!(read("missing.md"), Err(FsError::NotFound(_))));
+        // The kernel's own refusal, before any fallback: beneath the root, or nothing.
+        #[cfg(target_os = "linux")]
+        {
+            let root = super::beneath::open_root(Path::new(&mem)).unwrap();
+            assert!(super::beneath::open(&root, Path::new("a.md")).is_some());
+            assert!(super::beneath::open(&root, Path::new("out.md")).is_none());
+            assert!(super::beneath::open(&root, Path::new("across.md")).is_none());
+        }
     }
 
     #[test]
