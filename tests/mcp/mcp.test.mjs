@@ -37,9 +37,21 @@ const TOOLS = [
   "memory_team_sync",
 ];
 
+/** Scratch directories, removed when this file's tests end. */
+const scratchDirs = [];
+process.on("exit", () => {
+  for (const dir of scratchDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function scratch(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  scratchDirs.push(dir);
+  return dir;
+}
+
 /** A throwaway HOME and project; `memoryDir` is where the server must write. */
 function world() {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-mcp-"));
+  const root = scratch("memdir-mcp-");
   const home = path.join(root, "home");
   const project = path.join(root, "project");
   fs.mkdirSync(home);
@@ -453,7 +465,7 @@ test("two clients writing at once lose nothing", async () => {
 });
 
 test("team sync: at the start of a session with teamSync auto, on request, and refused when off", async () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-mcp-team-"));
+  const root = scratch("memdir-mcp-team-");
   const bare = path.join(root, "team.git");
   execFileSync("git", ["init", "-q", "--bare", bare]);
   // Ana and Ben: two HOMEs, one project path.

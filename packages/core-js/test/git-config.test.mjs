@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
-import { core, dist, repo } from "./package.mjs";
+import { core, dist, repo, scratch } from "./package.mjs";
 
 const { ConfinedFs, MemoryCore, runGitSync } = core;
 const fixture = path.join(repo, "cli/tests/fixtures/hostile-git-repo.sh");
@@ -34,7 +34,7 @@ function takeMarkers(dir) {
 }
 
 test("git in a hostile project starts none of its programs", async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-git-config-"));
+  const dir = scratch("memdir-git-config-");
   const server = await passwordServer();
   const saved = { ...process.env };
   Object.assign(process.env, { HOME: dir, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" });

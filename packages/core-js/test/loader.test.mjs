@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
-import { core as pkg, dist, memdirBin, packageDir } from "./package.mjs";
+import { core as pkg, dist, memdirBin, packageDir, scratch } from "./package.mjs";
 
 const { MemoryCore, ConfinedFs, CoreTrap, CoreError, guardImports, ALLOWED_IMPORTS, wasiImports, CoreExited, Lock, runGitSync, runGitAsync } = pkg;
 
@@ -15,7 +15,7 @@ const { MemoryCore, ConfinedFs, CoreTrap, CoreError, guardImports, ALLOWED_IMPOR
 const target = (dir) => ({ cwd: dir, env: [["HOME", dir]], memoryDir: dir });
 
 function memoryDir() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-loader-"));
+  const dir = scratch("memdir-loader-");
   fs.writeFileSync(path.join(dir, "user_a.md"), "---\nname: A\ndescription: one\ntype: user\n---\nbody\n");
   return dir;
 }
@@ -64,7 +64,7 @@ test("the WASI shim has no environment, and exit throws instead of ending the pr
 test("the extension and the memdir CLI writing at once lose nothing (one lock for both)", async () => {
   const bin = memdirBin;
   if (!fs.existsSync(bin)) throw new Error(`build the CLI first: ${bin} is missing`);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-lock-"));
+  const dir = scratch("memdir-lock-");
   const per = 15;
   const { spawn } = await import("node:child_process");
   const script = `for i in $(seq 1 ${per}); do "$0" save --memory-dir "$1" --type reference --name "Cli $i" --description "cli $i" --body "https://cli.example/$i" >/dev/null || exit 1; done`;
@@ -89,7 +89,7 @@ test("a writer killed while it holds the lock blocks the others only until it is
   if (!fs.existsSync(bin)) throw new Error(`build the CLI first: ${bin} is missing`);
   const { spawn, spawnSync } = await import("node:child_process");
   for (const holderKind of ["node", "cli"]) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `memdir-killed-${holderKind}-`));
+    const dir = scratch(`memdir-killed-${holderKind}-`);
     const lockFile = path.join(dir, ".memdir.lock");
     // The holder takes the lock and never lets go: a Node host, or the memdir CLI stuck in a
     // team sync's git hook.
@@ -143,7 +143,7 @@ test("a writer killed while it holds the lock blocks the others only until it is
 
 test("a FIFO named .memdir.lock is refused at once, before anything is written (issue 18)", async () => {
   const { spawnSync } = await import("node:child_process");
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-fifo-"));
+  const dir = scratch("memdir-fifo-");
   assert.equal(spawnSync("mkfifo", [path.join(dir, ".memdir.lock")]).status, 0);
   const core = new MemoryCore(dist);
   assert.throws(
@@ -158,7 +158,7 @@ test("a FIFO named .memdir.lock is refused at once, before anything is written (
 
 test("team sync runs through the jco-loaded core: git runs here, the core decides (issue 13)", async () => {
   const { execFileSync } = await import("node:child_process");
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-loader-team-"));
+  const root = scratch("memdir-loader-team-");
   const bare = path.join(root, "team.git");
   execFileSync("git", ["init", "-q", "--bare", bare]);
   const core = new MemoryCore(dist);
@@ -203,7 +203,7 @@ test("the automatic sync's schedule is the core's, in plain numbers (issue 25, i
 test("recall ranks by meaning through an OpenAI-compatible embeddings endpoint, cached by content (issue 27)", async () => {
   const http = await import("node:http");
   const { openAiEmbeddings } = pkg;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-embed-"));
+  const dir = scratch("memdir-embed-");
   const memory = (file, name, description, ageMs) => {
     fs.writeFileSync(path.join(dir, file), `---\nname: ${name}\ndescription: ${description}\ntype: reference\n---\nbody\n`);
     const when = new Date(Date.now() - ageMs);

@@ -2,7 +2,9 @@
 // user installs it from its tarball (`MEMDIR_CORE_JS=<prefix>/node_modules/@memdir/core`,
 // what `scripts/test` does after `npm pack`). The tests themselves stay in the repository,
 // beside the conformance cases and the CLI they use.
+import * as fs from "node:fs";
 import { createRequire } from "node:module";
+import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -18,3 +20,15 @@ export const dist = path.join(packageDir, "dist");
 export const core = createRequire(import.meta.url)(packageDir);
 /** The memdir CLI the lock tests race against. */
 export const memdirBin = path.join(repo, "target/debug/memdir");
+
+const scratchDirs = [];
+process.on("exit", () => {
+  for (const dir of scratchDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new directory under the system's temporary one, removed when the process ends. */
+export function scratch(prefix) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  scratchDirs.push(dir);
+  return dir;
+}
