@@ -13,11 +13,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use wasmtime::component::{
-    Component, ComponentExportIndex, Func, HasSelf, Instance, InstancePre, Linker, ResourceTable, Val,
+    Component, ComponentExportIndex, Func, HasSelf, Instance, InstancePre, Linker, Val,
 };
 use wasmtime::{Engine, Store, StoreLimits, StoreLimitsBuilder};
-use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 /// The component built from `guest/` by `build.rs` (or taken from `MEMDIR_CORE_WASM`): what
 /// other hosts load, and what [`ComponentRuntime::from_wasm`] compiles.
@@ -62,15 +60,8 @@ pub const DEFAULT_MEMORY_LIMIT: usize = 512 * 1024 * 1024;
 /// Store data of one instance.
 pub struct HostState {
     pub(crate) fs: SharedFs,
-    wasi: WasiCtx,
-    table: ResourceTable,
+    stdio: crate::wasi::Stdio,
     limits: StoreLimits,
-}
-
-impl WasiView for HostState {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
-    }
 }
 
 /// The version of the WIT package this harness embeds.
@@ -136,7 +127,8 @@ impl ComponentRuntime {
             return Err(Error::ForbiddenImport(forbidden.join("`, `")));
         }
         let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(Error::Load)?;
+        crate::wasi::add_to_linker(&mut linker, |state: &mut HostState| &mut state.stdio)
+            .map_err(Error::Load)?;
         MemoryCore::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state).map_err(Error::Load)?;
         let pre = linker.instantiate_pre(&component).map_err(Error::Load)?;
         // Checks every export's type against the WIT this host was built with, so a core from
@@ -200,32 +192,29 @@ pub struct ComponentCore<'a> {
     live: Option<Live>,
 }
 
-/// An instance and its store, plus the pipe that holds the guest's stderr.
+/// An instance and its store (which holds the guest's stderr).
 struct Live {
     store: Store<HostState>,
     instance: Instance,
-    stderr: MemoryOutputPipe,
 }
 
 impl ComponentCore<'_> {
-    /// A store for one instance: the granted filesystem, WASI with stderr captured, the memory cap.
-    fn store(&self) -> (Store<HostState>, MemoryOutputPipe) {
-        let stderr = MemoryOutputPipe::new(STDERR_CAPTURE);
-        let wasi = WasiCtx::builder().stderr(stderr.clone()).build();
+    /// A store for one instance: the granted filesystem, stderr captured, the memory cap.
+    fn store(&self) -> Store<HostState> {
         let limits = StoreLimitsBuilder::new()
             .memory_size(self.runtime.memory_limit)
             .trap_on_grow_failure(true)
             .build();
-        let state = HostState { fs: self.fs.clone(), wasi, table: ResourceTable::new(), limits };
+        let state = HostState { fs: self.fs.clone(), stdio: crate::wasi::Stdio::new(STDERR_CAPTURE), limits };
         let mut store = Store::new(&self.runtime.engine, state);
         store.limiter(|state| &mut state.limits);
-        (store, stderr)
+        store
     }
 
     fn instantiate(&self) -> Result<Live> {
-        let (mut store, stderr) = self.store();
+        let mut store = self.store();
         let instance = self.runtime.pre.instantiate(&mut store).map_err(Error::Load)?;
-        Ok(Live { store, instance, stderr })
+        Ok(Live { store, instance })
     }
 
     /// The export `interface.function`: found, and its type made into shapes, on its first call.
@@ -303,7 +292,7 @@ impl Core for ComponentCore<'_> {
                 Ok(results.pop().map_or(Returned::json(Value::Null), Returned::wit))
             }
             Err(err) => {
-                let said = String::from_utf8_lossy(&live.stderr.contents()).trim().to_string();
+                let said = String::from_utf8_lossy(live.store.data().stdio.stderr()).trim().to_string();
                 let message = if said.is_empty() {
                     format!("{err:#}")
                 } else {

@@ -34,6 +34,7 @@ pub mod lock;
 #[cfg(feature = "native")]
 pub mod native;
 pub mod steps;
+mod wasi;
 mod wit_value;
 
 pub use component::{ALLOWED_IMPORTS, CORE_WASM, ComponentCore, ComponentRuntime};
