@@ -753,35 +753,6 @@ pub fn resource_template() -> rmcp::model::ResourceTemplate {
         .with_mime_type("text/markdown")
 }
 
-/// The local directory a `file://` root names (percent-escapes decoded); None for any other.
-pub fn file_uri_path(uri: &str) -> Option<String> {
-    let rest = uri.strip_prefix("file://")?;
-    // `file:///home/ana` or `file://localhost/home/ana`; a root on another host is not ours.
-    let path = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !path.starts_with('/') {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(path.len());
-    let mut raw = path.bytes();
-    while let Some(b) = raw.next() {
-        if b == b'%' {
-            let hex = [raw.next()?, raw.next()?];
-            bytes.push(u8::from_str_radix(std::str::from_utf8(&hex).ok()?, 16).ok()?);
-        } else {
-            bytes.push(b);
-        }
-    }
-    let path = String::from_utf8(bytes).ok()?;
-    if path.contains('\0') {
-        return None;
-    }
-    // `file:///C:/work` is `C:/work` on Windows.
-    let drive =
-        path.as_bytes().get(1).is_some_and(u8::is_ascii_alphabetic) && path.as_bytes().get(2) == Some(&b':');
-    let windows_drive = cfg!(windows) && drive;
-    Some(if windows_drive { path[1..].to_string() } else { path })
-}
-
 /// The proposals waiting for the user under `memoryWrites: review` (issue 28), read-only: an
 /// agent can see what it proposed, never accept it (no tool does).
 pub const PENDING_URI: &str = "memdir://pending";
@@ -880,7 +851,7 @@ pub fn read_resource(memory: &mut Memory, path: &str) -> Result<String, McpError
 
 #[cfg(test)]
 mod tests {
-    use super::{Call, PROJECT, file_uri_path, list};
+    use super::{Call, PROJECT, list};
     use serde_json::{Value, json};
 
     /// A value its schema accepts: the first of an enum, else one of its type.
@@ -929,18 +900,6 @@ mod tests {
                 })
                 .collect();
             Call::parse(&tool.name, required, &tools).unwrap_or_else(|e| panic!("{}: {e:?}", tool.name));
-        }
-    }
-
-    #[test]
-    fn a_root_is_a_local_directory_or_nothing() {
-        assert_eq!(file_uri_path("file:///home/ana/web%20app").as_deref(), Some("/home/ana/web app"));
-        assert_eq!(file_uri_path("file://localhost/srv/x").as_deref(), Some("/srv/x"));
-        let drive = if cfg!(windows) { "C:/work/x" } else { "/C:/work/x" };
-        assert_eq!(file_uri_path("file:///C:/work/x").as_deref(), Some(drive));
-        for not_ours in ["https://x/y", "file://server/share", "file:///a%2", "file:///a%00b", "file:///%ff"]
-        {
-            assert_eq!(file_uri_path(not_ours), None, "{not_ours}");
         }
     }
 }
