@@ -719,7 +719,7 @@ mod component {
             utc_offset_minutes: i32,
         ) -> Result<Vec<ex::writer::Proposal>, wit::Error> {
             let accepted =
-                pending::accept_for(&HostFs, &core_target(target), &id, now_ms, utc_offset_minutes);
+                extract::accept_for(&HostFs, &core_target(target), &id, now_ms, utc_offset_minutes);
             Ok(accepted.map_err(wit_error)?.into_iter().map(wit_proposal).collect())
         }
 
@@ -1096,7 +1096,7 @@ mod table {
             "writer.restore" => wit(trash::restore_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
             "writer.pending" => wit(pending::list_for(fs, &de(func, arg(0))?)),
             "writer.accept" => {
-                wit(pending::accept_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?, de(func, arg(3))?))
+                wit(extract::accept_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?, de(func, arg(3))?))
             }
             "writer.reject" => wit(pending::reject_for(fs, &de(func, arg(0))?, &s(1)?)),
             "writer.pause" => {

@@ -19,7 +19,7 @@ use crate::model::{self, ModelRequest, Reply, Step, Tier};
 use crate::policy::{WriteMode, WritePolicy};
 use crate::scan::{self, MemoryHeader};
 use crate::target::Target;
-use crate::{manifest, writer};
+use crate::{manifest, pending, writer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -638,14 +638,8 @@ pub fn apply_operations(
                 continue;
             }
             Some((memory_type, WriteMode::Review)) => {
-                let queued = crate::pending::propose(
-                    fs,
-                    target.memory_dir,
-                    target.source,
-                    op,
-                    memory_type,
-                    target.now_ms,
-                );
+                let queued =
+                    pending::propose(fs, target.memory_dir, target.source, op, memory_type, target.now_ms);
                 let (proposed, rejected) = match queued {
                     Ok(id) => (Some(id), None),
                     Err(why) => (None, Some(why)),
@@ -671,6 +665,55 @@ pub fn apply_operations(
         reports.push(OpReport { op: Op::of(&kind), path, rejected, proposed: None });
     }
     (reports, diagnostics)
+}
+
+/// Applies queued proposal `id` (`memoryWrites: review`), or every proposal of batch `id` in
+/// order, through the background writer's own checks and journaled write, and takes each off
+/// the queue. One that no longer
+/// applies (the memory changed since) is `invalid-input` with the reason, naming what did
+/// apply before it; it and the rest stay.
+pub fn accept_for(
+    fs: &dyn Fs,
+    target: &Target,
+    id: &str,
+    now_ms: i64,
+    utc_offset_minutes: i32,
+) -> Result<Vec<pending::Proposal>> {
+    let resolved = target.resolve(fs)?;
+    let landing = Landing {
+        memory_dir: &resolved.memory_dir,
+        now_ms,
+        utc_offset_minutes,
+        policy: &resolved.switches.memory_writes,
+        source: "review",
+    };
+    let mut accepted: Vec<pending::Proposal> = Vec::new();
+    for stored in pending::matching(fs, &resolved.memory_dir, id)? {
+        // Judged again from the operation itself (what a planted file says about it is not
+        // trusted), against the memory as it is now: `off` for either type refuses.
+        let refused = match write_mode(fs, &landing, &stored.operation) {
+            Some((memory_type, crate::policy::WriteMode::Off)) => {
+                Some(resolved.switches.memory_writes.refusal_of(memory_type))
+            }
+            _ => None,
+        };
+        let failed = refused.or_else(|| apply_accepted(fs, &landing, &stored.operation).rejected);
+        if let Some(why) = failed {
+            let first: Vec<&str> = accepted.iter().map(|p| p.id.as_str()).collect();
+            let before = if first.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} accepted first)", first.join(", "))
+            };
+            return Err(Error::InvalidInput(format!(
+                "{} no longer applies: {why}; reject it{before}",
+                stored.proposal.id
+            )));
+        }
+        fs.remove_file(&pending::file_of(&resolved.memory_dir, &stored.proposal.id))?;
+        accepted.push(stored.proposal);
+    }
+    Ok(accepted)
 }
 
 /// Applies one operation the user accepted from the review queue: every check again, against

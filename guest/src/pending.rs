@@ -7,7 +7,6 @@
 //! proposal's fingerprint is kept in `.pending/rejected`, so the same proposal is not made again.
 
 use crate::error::{Error, Result};
-use crate::extract::{self, Landing};
 use crate::fs::{EntryKind, Fs, FsError, join};
 use crate::memory_type::MemoryType;
 use crate::target::Target;
@@ -56,9 +55,9 @@ pub struct Proposal {
 
 /// What a proposal file holds: the proposal and the operation as the writer validated it.
 #[derive(Serialize, Deserialize)]
-struct Stored {
-    proposal: Proposal,
-    operation: Value,
+pub(crate) struct Stored {
+    pub(crate) proposal: Proposal,
+    pub(crate) operation: Value,
     fingerprint: String,
     /// Its place in the queue: a dream's proposals share a time, and apply in the order made.
     #[serde(default)]
@@ -135,54 +134,6 @@ pub fn list_for(fs: &dyn Fs, target: &Target) -> Result<Vec<Proposal>> {
     Ok(proposals)
 }
 
-/// Applies proposal `id`, or every proposal of batch `id` in order, through the background
-/// writer's own checks and journaled write, and takes each off the queue. One that no longer
-/// applies (the memory changed since) is `invalid-input` with the reason, naming what did
-/// apply before it; it and the rest stay.
-pub fn accept_for(
-    fs: &dyn Fs,
-    target: &Target,
-    id: &str,
-    now_ms: i64,
-    utc_offset_minutes: i32,
-) -> Result<Vec<Proposal>> {
-    let resolved = target.resolve(fs)?;
-    let landing = Landing {
-        memory_dir: &resolved.memory_dir,
-        now_ms,
-        utc_offset_minutes,
-        policy: &resolved.switches.memory_writes,
-        source: "review",
-    };
-    let mut accepted: Vec<Proposal> = Vec::new();
-    for stored in matching(fs, &resolved.memory_dir, id)? {
-        // Judged again from the operation itself (what a planted file says about it is not
-        // trusted), against the memory as it is now: `off` for either type refuses.
-        let refused = match extract::write_mode(fs, &landing, &stored.operation) {
-            Some((memory_type, crate::policy::WriteMode::Off)) => {
-                Some(resolved.switches.memory_writes.refusal_of(memory_type))
-            }
-            _ => None,
-        };
-        let failed = refused.or_else(|| extract::apply_accepted(fs, &landing, &stored.operation).rejected);
-        if let Some(why) = failed {
-            let first: Vec<&str> = accepted.iter().map(|p| p.id.as_str()).collect();
-            let before = if first.is_empty() {
-                String::new()
-            } else {
-                format!(" ({} accepted first)", first.join(", "))
-            };
-            return Err(Error::InvalidInput(format!(
-                "{} no longer applies: {why}; reject it{before}",
-                stored.proposal.id
-            )));
-        }
-        fs.remove_file(&file_of(&resolved.memory_dir, &stored.proposal.id))?;
-        accepted.push(stored.proposal);
-    }
-    Ok(accepted)
-}
-
 /// Takes proposal `id`, or every proposal of batch `id`, off the queue and remembers each, so
 /// none is proposed again.
 pub fn reject_for(fs: &dyn Fs, target: &Target, id: &str) -> Result<Vec<Proposal>> {
@@ -202,7 +153,7 @@ pub fn reject_for(fs: &dyn Fs, target: &Target, id: &str) -> Result<Vec<Proposal
 }
 
 /// The proposal named `id`, or the proposals of batch `id`, oldest first.
-fn matching(fs: &dyn Fs, memory_dir: &str, id: &str) -> Result<Vec<Stored>> {
+pub(crate) fn matching(fs: &dyn Fs, memory_dir: &str, id: &str) -> Result<Vec<Stored>> {
     let plain = !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
     if plain && id.starts_with("dream-") {
         let batch: Vec<Stored> =
@@ -233,7 +184,7 @@ fn batches(proposals: &[Proposal]) -> Vec<(String, String)> {
     out
 }
 
-fn file_of(memory_dir: &str, id: &str) -> String {
+pub(crate) fn file_of(memory_dir: &str, id: &str) -> String {
     join(memory_dir, &format!("{PENDING_DIR}/{id}.json"))
 }
 
