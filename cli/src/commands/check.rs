@@ -1,8 +1,8 @@
 //! `memdir check`: what has drifted in a memory directory (issue 14 item 3, issue 18).
 
+use crate::context::{Context, Failure, Outcome, absolute};
 use crate::ops::check::{inspect, render};
 use crate::ops::target::Target;
-use crate::{Context, Failure, Outcome, absolute};
 use memdir_core::check::{CheckReport, Severity};
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,8 +1,8 @@
 //! `memdir demo`: writes a sample memory directory and prints what an agent gets from it.
 
+use crate::context::{Context, Failure, Outcome, absolute, read_root};
 use crate::ops::recall::{Query, recall};
 use crate::ops::whole_tree;
-use crate::{Context, Failure, Outcome, absolute, read_root};
 use memdir_core::MemoryType;
 use memdir_core::scan::INDEX_FILE;
 use memdir_core::target::Target;

@@ -2,9 +2,9 @@
 //! many messages were already processed — per conversation in the memory directory's hidden
 //! `.cursors/` folder, so a rerun only looks at what is new.
 
+use crate::context::{Context, Failure, Outcome};
 use crate::ops::extract::{Extraction, extract};
 use crate::ops::target::Target;
-use crate::{Context, Failure, Outcome};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;

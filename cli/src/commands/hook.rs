@@ -13,11 +13,11 @@ mod clients;
 
 pub use clients::{Client, Event};
 
+use crate::context::{Context, Failure};
 use crate::ops::recall::{Query, recall};
 use crate::ops::session::{load_session, save_session};
 use crate::ops::target::Target;
 use crate::ops::whole_tree;
-use crate::{Context, Failure};
 use clients::Payload;
 use memdir_core::prompt::Options;
 use memdir_harness::ConfinedFs;
@@ -63,7 +63,7 @@ const MAX_TURN_LOG: u64 = 1 << 20;
 const MAX_TURN_PROMPTS: usize = 256;
 
 /// Runs the hook. Always exit 0: every failure goes to memdir's log, not the agent.
-pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> crate::Outcome {
+pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> crate::context::Outcome {
     if args.sync_worker {
         if let Err(e) = sync_job(ctx) {
             log(ctx, args.client, args.event, &e.message);
@@ -161,7 +161,7 @@ impl Turn {
     fn new(ctx: &Context, client: Client, payload: &Payload) -> Result<Turn, Failure> {
         let cwd = match &payload.cwd {
             Some(cwd) => cwd.clone(),
-            None => crate::absolute(Path::new("."))?,
+            None => crate::context::absolute(Path::new("."))?,
         };
         let mut core = ctx.core(whole_tree()?)?;
         let location = core.locate(&cwd, ctx.env())?;
@@ -434,7 +434,7 @@ fn extract_job(ctx: &Context, path: &Path, llm: Option<&str>) -> Result<(), Fail
 
 /// The detached half of `session-start`: the automatic sync, in the log.
 fn sync_job(ctx: &Context) -> Result<(), Failure> {
-    let cwd = crate::absolute(Path::new("."))?;
+    let cwd = crate::context::absolute(Path::new("."))?;
     let memory_dir = ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?.memory_dir;
     let interval = Some(memdir_core::team::AUTO_SYNC.session_interval_ms);
     for line in crate::ops::team::sync_copies(ctx, &cwd, &memory_dir, interval) {

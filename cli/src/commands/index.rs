@@ -1,6 +1,6 @@
 //! `memdir index FILE [--json]`: MEMORY.md exactly as the model sees it.
 
-use crate::{Context, Failure, Outcome, absolute, read_root};
+use crate::context::{Context, Failure, Outcome, absolute, read_root};
 use memdir_core::scan::INDEX_FILE;
 use serde::Serialize;
 use std::io::Write;

@@ -1,8 +1,8 @@
 //! `memdir instructions`: the instruction files in load order (R3).
 
+use crate::context::{Context, Failure, Outcome};
 use crate::ops::instructions::{LoadArgs, warn};
 use crate::ops::whole_tree;
-use crate::{Context, Failure, Outcome};
 use serde::Serialize;
 use std::io::Write;
 

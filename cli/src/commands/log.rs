@@ -1,8 +1,8 @@
 //! `memdir log TEXT` and `memdir dream`: daily-log mode (R9.4).
 
+use crate::context::{Context, Outcome};
 use crate::ops::dream::run_dream;
 use crate::ops::target::Target;
-use crate::{Context, Outcome};
 use memdir_core::model::ModelCall;
 use std::io::{IsTerminal, Write};
 

@@ -1,6 +1,6 @@
 //! `memdir manifest DIR`: the manifest on stdout, one line per memory, nothing else.
 
-use crate::{Context, Outcome, absolute, read_root};
+use crate::context::{Context, Outcome, absolute, read_root};
 use std::io::Write;
 use std::path::PathBuf;
 

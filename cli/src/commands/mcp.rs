@@ -21,8 +21,8 @@ mod framing;
 mod tools;
 mod watch;
 
+use crate::context::{Context, Failure, Outcome, absolute};
 use crate::ops::target::Target;
-use crate::{Context, Failure, Outcome, absolute};
 use memdir_core::switches::TeamSync;
 use memdir_harness::llm::Model;
 use rmcp::model::{

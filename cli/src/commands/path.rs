@@ -1,7 +1,7 @@
 //! `memdir path [--cwd DIR] [--agent TYPE --scope SCOPE]`: where memories live.
 
+use crate::context::{Context, Outcome, absolute};
 use crate::ops::whole_tree;
-use crate::{Context, Outcome, absolute};
 use memdir_core::paths::AgentScope;
 use serde::Serialize;
 use std::io::Write;

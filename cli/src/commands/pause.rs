@@ -2,8 +2,8 @@
 //! hooks' stop, the dream) without turning recall off, for a while or until resumed (issue 28,
 //! item 4). The core keeps the state and every writer reads it there.
 
+use crate::context::{Context, Failure, Outcome};
 use crate::ops::target::Target;
-use crate::{Context, Failure, Outcome};
 use memdir_core::time::iso_millis;
 use std::io::Write;
 

@@ -1,9 +1,9 @@
 //! `memdir prompt`: the whole memory part of a system prompt (R12.1).
 
+use crate::context::{Context, Outcome};
 use crate::ops::index::rebuild_missing_index;
 use crate::ops::instructions::{LoadArgs, warn};
 use crate::ops::whole_tree;
-use crate::{Context, Outcome};
 use memdir_core::prompt::Options;
 use std::io::Write;
 

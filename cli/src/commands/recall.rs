@@ -1,8 +1,8 @@
 //! `memdir recall QUERY`: the memories worth injecting for one user request (R7, R8).
 
+use crate::context::{Context, Outcome, absolute};
 use crate::ops::recall::{Query, recall, recall_model};
 use crate::ops::session::{load_session, save_session};
-use crate::{Context, Outcome, absolute};
 use memdir_harness::llm;
 use serde::Serialize;
 use std::io::Write;

@@ -1,8 +1,7 @@
 //! `memdir completions SHELL` and `memdir man`: shell completions and the man page, made from
 //! the same clap definitions as the command line itself (release artefacts, `scripts/release`).
 
-use crate::{Cli, Outcome};
-use clap::CommandFactory;
+use crate::context::Outcome;
 use std::io::Write;
 
 /// Arguments of `memdir completions`.
@@ -13,17 +12,17 @@ pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
 }
 
-/// Prints the completion script for a shell.
-pub fn completions(args: CompletionsArgs, out: &mut dyn Write) -> Outcome {
+/// Prints the completion script for a shell; `cli` is the whole command line's definition.
+pub fn completions(mut cli: clap::Command, args: CompletionsArgs, out: &mut dyn Write) -> Outcome {
     // Generated whole first: the generator panics on a write error, a closed pipe included.
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut Cli::command(), "memdir", &mut script);
+    clap_complete::generate(args.shell, &mut cli, "memdir", &mut script);
     out.write_all(&script)?;
     Ok(())
 }
 
-/// Prints the man page (roff).
-pub fn man(out: &mut dyn Write) -> Outcome {
-    clap_mangen::Man::new(Cli::command()).render(out)?;
+/// Prints the man page (roff) of `cli`, the whole command line's definition.
+pub fn man(cli: clap::Command, out: &mut dyn Write) -> Outcome {
+    clap_mangen::Man::new(cli).render(out)?;
     Ok(())
 }

@@ -4,9 +4,9 @@
 //! passed is offered for retirement. The queue and the findings are the core's; this loop only
 //! asks and does what it is told.
 
+use crate::context::{Context, Failure, Outcome, absolute};
 use crate::ops::check::inspect;
 use crate::ops::target::Target;
-use crate::{Context, Failure, Outcome, absolute};
 use memdir_core::pending::Proposal;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};

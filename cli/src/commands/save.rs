@@ -1,8 +1,8 @@
 //! `memdir save` and `memdir forget`: writer A's tool from the command line (R9.1).
 
+use crate::context::{Context, Failure, Outcome};
 use crate::ops::save::rename_note;
 use crate::ops::target::Target;
-use crate::{Context, Failure, Outcome};
 use memdir_core::MemoryType;
 use memdir_core::writer::{Memory, Save, Scope};
 use serde::Serialize;

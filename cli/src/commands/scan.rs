@@ -1,6 +1,6 @@
 //! `memdir scan DIR [--json]`: the memory files of a directory, newest first.
 
-use crate::{Context, Outcome, absolute, read_root};
+use crate::context::{Context, Outcome, absolute, read_root};
 use memdir_core::time::iso_millis;
 use serde::Serialize;
 use std::io::Write;

@@ -2,8 +2,8 @@
 //! from the context and the session's counters start again (R8.2). Also the session file I/O
 //! that `memdir recall --session` shares.
 
+use crate::context::{Context, Outcome};
 use crate::ops::session::{load_session, save_session, session_totals};
-use crate::{Context, Outcome};
 use std::io::Write;
 use std::path::PathBuf;
 

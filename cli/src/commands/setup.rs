@@ -20,7 +20,7 @@ pub mod editors {
     pub use super::edit::{Format, NAME, Place, Removal};
 }
 
-use crate::{Context, Failure, Outcome};
+use crate::context::{Context, Failure, Outcome};
 use clients::{Client, Dirs, ServerFile};
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `memdir status`: which switches are on, and which rule decided (R4).
 
+use crate::context::{Context, Outcome, absolute};
 use crate::ops::whole_tree;
-use crate::{Context, Outcome, absolute};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,9 +1,9 @@
 //! `memdir team init | sync | status` and git's merge driver `memdir merge-index` (issue 13):
 //! memory synced through git. The core decides every step; this only runs git.
 
+use crate::context::{Context, Failure, Outcome};
 use crate::ops::target::Target;
 use crate::ops::team::{drive, render};
-use crate::{Context, Failure, Outcome};
 use memdir_core::team::{Action, InitOptions, Which};
 use std::io::Write;
 use std::path::PathBuf;

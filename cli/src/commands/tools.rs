@@ -1,7 +1,7 @@
 //! `memdir tools [--json]`: the tools memdir offers agents (through `memdir mcp` and the VS
 //! Code extension), as the core's catalog writes them.
 
-use crate::{Context, Outcome};
+use crate::context::{Context, Outcome};
 use memdir_harness::ConfinedFs;
 use std::io::Write;
 

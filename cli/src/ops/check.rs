@@ -1,7 +1,7 @@
 //! The memory checked against the project and its git (`memdir check`, MCP `memory_check`).
 
 use super::whole_tree;
-use crate::{Context, Failure};
+use crate::context::{Context, Failure};
 use memdir_core::check::CheckReport;
 
 /// Checks the memory of the project at `cwd` (or the directory `memory_dir`), running the git

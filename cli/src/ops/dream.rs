@@ -1,7 +1,7 @@
 //! The dream (R9.4): what is new in the daily logs folded into memories.
 
 use super::target::Target;
-use crate::{Context, Failure};
+use crate::context::{Context, Failure};
 use memdir_core::dream;
 use memdir_core::model::ModelCall;
 use memdir_harness::steps::drive;

@@ -1,7 +1,7 @@
 //! Writer B over one conversation (R9.2, R9.3), for the CLI, the MCP tool and the stop hook.
 
 use super::target::Target;
-use crate::{Context, Failure};
+use crate::context::{Context, Failure};
 use memdir_core::extract::Input;
 use memdir_harness::steps::drive;
 

@@ -1,7 +1,7 @@
 //! A missing MEMORY.md written when memory files exist (R6.5).
 
 use super::whole_tree;
-use crate::{Context, Failure, Outcome};
+use crate::context::{Context, Failure, Outcome};
 use memdir_core::target::Target;
 use std::io::Write;
 

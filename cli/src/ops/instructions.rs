@@ -1,7 +1,7 @@
 //! What to load for instructions and the prompt (R3, R12.1), and the warnings that belong to no
 //! single file.
 
-use crate::{Failure, absolute};
+use crate::context::{Failure, absolute};
 use memdir_core::instructions::{Loaded, Request};
 use std::io::Write;
 use std::path::PathBuf;

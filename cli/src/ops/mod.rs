@@ -13,7 +13,7 @@ pub mod session;
 pub mod target;
 pub mod team;
 
-use crate::Failure;
+use crate::context::Failure;
 use memdir_harness::ConfinedFs;
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! One recall turn (R7, R8), whatever asked for it: `memdir recall`, the MCP tool, a hook.
 
 use super::whole_tree;
-use crate::{Context, Failure};
+use crate::context::{Context, Failure};
 use memdir_core::recall::{Input, RecallResult};
 use memdir_core::target::Target;
 use memdir_harness::llm;

@@ -1,6 +1,6 @@
 //! A recall session kept in a file (R8.2): read, checked by the core, written atomically.
 
-use crate::{Context, Failure};
+use crate::context::{Context, Failure};
 use memdir_core::budget::Totals;
 use memdir_harness::ConfinedFs;
 use std::io::Write;

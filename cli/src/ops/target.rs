@@ -1,7 +1,7 @@
 //! Where an operation's memory directory is, and the filesystem it may use there.
 
 use super::whole_tree;
-use crate::{Context, Failure, absolute};
+use crate::context::{Context, Failure, absolute};
 use memdir_harness::ConfinedFs;
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! One team (or private) memory init, sync or status driven to its report (R10).
 
 use super::target::Target;
-use crate::{Context, Failure};
+use crate::context::{Context, Failure};
 use memdir_core::team::{Action, Input, Report, Which};
 use std::path::PathBuf;
 

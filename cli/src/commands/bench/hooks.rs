@@ -6,7 +6,7 @@
 
 use super::selector::{Set, write_directory};
 use super::{Args, generate, ms};
-use crate::{Context, Failure, Outcome};
+use crate::context::{Context, Failure, Outcome};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -17,7 +17,7 @@ const RUNS: usize = 40;
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Outcome {
     let temp = tempfile::Builder::new().prefix("memdir-bench-hooks-").tempdir()?;
     let home = temp.path().join("home");
-    let project = crate::absolute(&temp.path().join("project"))?;
+    let project = crate::context::absolute(&temp.path().join("project"))?;
     std::fs::create_dir_all(&home)?;
     std::fs::create_dir_all(&project)?;
     let env = vec![("HOME".to_string(), home.display().to_string())];
@@ -72,7 +72,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Outcome {
     let set = Set::read(&args.set)?;
     let mut projects = std::collections::BTreeMap::new();
     for (id, dir) in &set.directories {
-        let cwd = crate::absolute(&temp.path().join("set").join(id))?;
+        let cwd = crate::context::absolute(&temp.path().join("set").join(id))?;
         std::fs::create_dir_all(&cwd)?;
         write_directory(std::path::Path::new(&memory_dir(ctx, &cwd, &env)?), dir)?;
         projects.insert(id.clone(), cwd);

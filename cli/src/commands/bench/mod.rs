@@ -7,7 +7,7 @@ mod hooks;
 mod scale;
 mod selector;
 
-use crate::{Context, Failure, Outcome};
+use crate::context::{Context, Failure, Outcome};
 use memdir_core::check::CheckReport;
 use memdir_harness::{ComponentRuntime, ConfinedFs, Core, steps};
 use std::fmt::Write as _;
@@ -285,7 +285,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
             writeln!(err, "generating {size} files in {}", dir.display())?;
             generate(&dir, size, 0x6d65_6d64_6972 ^ size as u64)?;
         }
-        let abs = crate::absolute(&dir)?;
+        let abs = crate::context::absolute(&dir)?;
         let fs = ConfinedFs::new().grant_read(&dir)?;
         let (native, manifest) = time_floor(&fs, &abs, args.runs)?;
         let (component, component_manifest) = time_core(&mut runtime.core(fs), &abs, args.runs)?;
@@ -320,7 +320,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         "\n| `memdir manifest`, whole process | native core (ms) | component (ms) | difference (ms) | component / native |\n\
          |---:|---:|---:|---:|---:|"
     )?;
-    for (size, dir) in [(0, crate::absolute(&empty)?)].into_iter().chain(process_dirs) {
+    for (size, dir) in [(0, crate::context::absolute(&empty)?)].into_iter().chain(process_dirs) {
         let (native, component) = time_processes(&dir, args.runs.max(15))?;
         writeln!(
             out,
@@ -399,8 +399,8 @@ fn bench_check(ctx: &Context, args: &Args, out: &mut dyn Write, err: &mut dyn Wr
     let root = args.keep.clone().unwrap_or_else(|| temp.path().to_path_buf());
     writeln!(err, "generating a 10,000-file repository and 200 memories in {}", root.display())?;
     let (project, mem) = generate_project(&root, 10_000, 200)?;
-    let project = crate::absolute(&project)?;
-    let mem = crate::absolute(&mem)?;
+    let project = crate::context::absolute(&project)?;
+    let mem = crate::context::absolute(&mem)?;
     let target = memdir_core::target::Target {
         cwd: project.clone(),
         env: ctx.env().to_vec(),

@@ -5,7 +5,7 @@
 //! A benchmark: it reports, it asserts nothing.
 
 use super::{generate, ms};
-use crate::{Failure, Outcome};
+use crate::context::{Failure, Outcome};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, UNIX_EPOCH};

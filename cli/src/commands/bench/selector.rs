@@ -5,7 +5,7 @@
 //! asked (which memories the shortlist offers, and how large the request is) with the
 //! configured shortlist and with every memory. A benchmark: it reports, it asserts nothing.
 
-use crate::{Context, Failure, Outcome};
+use crate::context::{Context, Failure, Outcome};
 use memdir_core::model::Step;
 use memdir_core::recall;
 use memdir_core::target::Target;
@@ -85,7 +85,7 @@ pub fn run(ctx: &Context, args: &super::Args, out: &mut dyn Write, err: &mut dyn
     std::fs::create_dir_all(&home)?;
     let mut dirs = BTreeMap::new();
     for (id, dir) in &set.directories {
-        let abs = crate::absolute(&temp.path().join(id))?;
+        let abs = crate::context::absolute(&temp.path().join(id))?;
         write_directory(Path::new(&abs), dir)?;
         dirs.insert(id.clone(), (abs, dir.memories.len()));
     }

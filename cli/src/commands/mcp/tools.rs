@@ -4,9 +4,9 @@
 use super::Memory;
 use super::answers::*;
 use super::client::Progress;
+use crate::context::{Failure, read_root};
 use crate::ops::recall::{Query, recall};
 use crate::ops::whole_tree;
-use crate::{Failure, read_root};
 use memdir_core::prompt::Options;
 use memdir_core::scan::INDEX_FILE;
 use memdir_core::switches::TeamSync;
@@ -599,7 +599,7 @@ fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<Answer, Failu
     }
     let cwd = std::path::Path::new(&memory.cwd);
     let touching: Vec<String> =
-        args.touching.iter().map(|t| crate::absolute(&cwd.join(t))).collect::<Result<_, _>>()?;
+        args.touching.iter().map(|t| crate::context::absolute(&cwd.join(t))).collect::<Result<_, _>>()?;
     let request = memdir_core::instructions::Request {
         cwd: &memory.cwd,
         env: memory.ctx.env(),

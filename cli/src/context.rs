@@ -1,0 +1,195 @@
+//! What every command runs with: its [`Context`] (environment, backend, clock, the loaded core),
+//! the [`Failure`] it may end in, and the path helpers every command shares. Commands import this,
+//! never `lib.rs`, which only parses arguments and dispatches.
+
+use clap::ValueEnum;
+#[cfg(feature = "native")]
+use memdir_harness::NativeCore;
+use memdir_harness::error::Error;
+use memdir_harness::{ComponentRuntime, ConfinedFs, Core};
+use std::cell::OnceCell;
+use std::path::PathBuf;
+
+/// Which build of the memory core to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// The WebAssembly component in wasmtime.
+    Component,
+    /// The core crate linked natively (built with the `native` feature).
+    #[cfg(feature = "native")]
+    Native,
+}
+
+/// What a command runs with: the environment it may consult, the backend, the loaded component.
+pub struct Context {
+    pub(crate) env: Vec<(String, String)>,
+    pub(crate) backend: Backend,
+    /// `--now`, when given; else the clock is read each time.
+    pub(crate) now_ms: Option<i64>,
+    pub(crate) runtime: OnceCell<ComponentRuntime>,
+    /// Where every core call is recorded, for call scripts (the conformance runner's).
+    pub(crate) record: Option<memdir_harness::calls::Log>,
+    /// What the command reads as its standard input instead of the process's (tests).
+    pub(crate) stdin: Option<Vec<u8>>,
+}
+
+impl Context {
+    /// Standard input, whole: the bytes the caller gave, else the process's, up to `limit`
+    /// bytes (more is an error, so a runaway writer cannot exhaust memory).
+    pub fn read_stdin(&self, limit: u64) -> std::io::Result<Vec<u8>> {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        match &self.stdin {
+            Some(given) => bytes.extend_from_slice(given),
+            None => {
+                std::io::stdin().lock().take(limit + 1).read_to_end(&mut bytes)?;
+            }
+        }
+        if bytes.len() as u64 > limit {
+            return Err(std::io::Error::other(format!("standard input is larger than {limit} bytes")));
+        }
+        Ok(bytes)
+    }
+
+    /// The environment variable `name`, when set and not empty (the last definition wins).
+    pub fn var(&self, name: &str) -> Option<&str> {
+        let (_, value) = self.env.iter().rev().find(|(k, _)| k == name)?;
+        (!value.is_empty()).then_some(value.as_str())
+    }
+
+    /// The model a command that cannot work without one uses: `--llm`, else `$MEMDIR_LLM`.
+    /// `who` names the command in the message when there is none (or only `offline`).
+    pub fn model(
+        &self,
+        spec: Option<&str>,
+        who: &str,
+    ) -> Result<Box<dyn memdir_harness::llm::Model>, Failure> {
+        let spec = spec.or_else(|| self.var("MEMDIR_LLM"));
+        match spec.map(|s| memdir_harness::llm::from_spec(s, &self.env)) {
+            Some(Ok(Some(model))) => Ok(model),
+            Some(Err(e)) => Err(Failure::input(e)),
+            _ => Err(Failure::input(format!(
+                "{who} needs a model: pass --llm (command:, anthropic: or openai:)"
+            ))),
+        }
+    }
+
+    /// The user's UTC offset in minutes: `--utc-offset` when given, else this machine's.
+    pub fn utc_offset(&self, given: Option<i32>) -> i32 {
+        given.unwrap_or_else(|| chrono::Local::now().offset().local_minus_utc() / 60)
+    }
+
+    /// The environment as the core should see it.
+    pub fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
+    /// "Now" in ms since the epoch: `--now`, else the clock.
+    pub fn now_ms(&self) -> i64 {
+        self.now_ms.unwrap_or_else(|| chrono::Utc::now().timestamp_millis())
+    }
+
+    /// The same environment, backend and "now" with no component loaded yet, for a thread of
+    /// its own (a loaded runtime stays on the thread that loaded it).
+    pub fn fresh(&self) -> Context {
+        Context {
+            env: self.env.clone(),
+            backend: self.backend,
+            now_ms: self.now_ms,
+            runtime: OnceCell::new(),
+            record: self.record.clone(),
+            stdin: None,
+        }
+    }
+
+    /// A core on the chosen backend, with `fs` as its filesystem.
+    pub fn core(&self, fs: ConfinedFs) -> Result<Box<dyn Core + '_>, Error> {
+        if let Some(log) = &self.record {
+            let grant = memdir_harness::calls::Grant::of(&fs);
+            return Ok(Box::new(memdir_harness::calls::Recording::new(
+                self.backend_core(fs)?,
+                grant,
+                log.clone(),
+            )));
+        }
+        self.backend_core(fs)
+    }
+
+    fn backend_core(&self, fs: ConfinedFs) -> Result<Box<dyn Core + '_>, Error> {
+        Ok(match self.backend {
+            #[cfg(feature = "native")]
+            Backend::Native => Box::new(NativeCore::new(fs)),
+            Backend::Component => {
+                if self.runtime.get().is_none() {
+                    let _ = self.runtime.set(ComponentRuntime::load()?);
+                }
+                Box::new(self.runtime.get().expect("set above").core(fs))
+            }
+        })
+    }
+}
+
+/// A failed command: the exit status and a one-line message.
+#[derive(Debug)]
+pub struct Failure {
+    /// 2 for bad input, 1 for anything else.
+    pub status: i32,
+    /// What went wrong, naming the file.
+    pub message: String,
+}
+
+impl Failure {
+    /// Bad input (exit status 2).
+    pub fn input(message: impl Into<String>) -> Self {
+        Failure { status: 2, message: message.into() }
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(err: Error) -> Self {
+        use memdir_core::Error as C;
+        use memdir_core::FsError as F;
+        let status = match &err {
+            Error::Core(C::InvalidInput(_)) => 2,
+            Error::Core(C::Fs(
+                F::NotFound(_)
+                | F::NotADirectory(_)
+                | F::IsADirectory(_)
+                | F::InvalidPath(_)
+                | F::OutsideRoot(_),
+            )) => 2,
+            _ => 1,
+        };
+        Failure { status, message: err.to_string() }
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(err: std::io::Error) -> Self {
+        // A reader that stopped early (`memdir scan | head`) is not a failure.
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            return Failure { status: 0, message: String::new() };
+        }
+        Failure { status: 1, message: err.to_string() }
+    }
+}
+
+/// Outcome of a command body.
+pub type Outcome = Result<(), Failure>;
+
+/// An absolute, `/`-separated form of a path given on the command line.
+pub fn absolute(path: &std::path::Path) -> Result<String, Failure> {
+    let abs: PathBuf =
+        std::path::absolute(path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    abs.into_os_string()
+        .into_string()
+        .map_err(|_| Failure::input(format!("{}: the path is not UTF-8", path.display())))
+}
+
+/// Grants read access to an existing directory given on the command line.
+pub fn read_root(dir: &std::path::Path) -> Result<ConfinedFs, Failure> {
+    ConfinedFs::new().grant_read(dir).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Failure::input(format!("{}: no such directory", dir.display())),
+        _ => Failure::input(format!("{}: {e}", dir.display())),
+    })
+}
