@@ -13,9 +13,10 @@
 //! ([`crate::ComponentRuntime::call_json`]); the VS Code extension and the Python host replay the
 //! same files through jco and wasmtime-py.
 
+use crate::api::Core;
 use crate::error::Result;
-use crate::{Arg, Returned};
-use crate::{ConfinedFs, Core};
+use crate::fs::ConfinedFs;
+use crate::wit_value::{Arg, Returned};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,7 @@
 //! The memory core as a component in wasmtime: loading (precompiled, or compiled with the cache and
 //! the import allow-list), instances that are replaced after a trap, and the [`Core`] API.
 
-use crate::Core;
+use crate::api::Core;
 use crate::bindings::{MemoryCore, MemoryCorePre};
 use crate::engine_config::engine_config;
 use crate::error::{Error, Result};

@@ -29,5 +29,5 @@ pub enum Error {
     ForbiddenImport(String),
 }
 
-/// `Result` with the harness [`Error`].
+/// `Result` with the harness [`Error`](enum@Error).
 pub type Result<T, E = Error> = std::result::Result<T, E>;

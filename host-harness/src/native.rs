@@ -5,10 +5,10 @@
 //! the component's glue (`memdir_core::exports`). The typed API ([`Core`]) is written once over
 //! it, and the component needs no table.
 
-use crate::Core;
+use crate::api::Core;
 use crate::error::{Error, Result};
 use crate::fs::SharedFs;
-use crate::{Arg, Returned};
+use crate::wit_value::{Arg, Returned};
 
 pub use memdir_core::exports::call;
 

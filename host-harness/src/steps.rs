@@ -97,7 +97,7 @@ pub fn drive_git<T>(
 
 /// Runs a check in the project `target` names, asking `run` for each git command.
 pub fn drive_check(
-    core: &mut dyn crate::Core,
+    core: &mut dyn crate::api::Core,
     target: &memdir_core::target::Target,
     now_ms: i64,
     run: impl FnMut(&GitCommand) -> GitOutput,
@@ -108,7 +108,7 @@ pub fn drive_check(
 
 /// Runs a team (or private) memory init, sync or status, asking `run` for each git command.
 pub fn drive_team(
-    core: &mut dyn crate::Core,
+    core: &mut dyn crate::api::Core,
     input: &memdir_core::team::Input,
     run: impl FnMut(&GitCommand) -> GitOutput,
 ) -> Result<memdir_core::team::Report> {

@@ -28,8 +28,8 @@ impl<'a> Arg<'a> {
     }
 
     /// Every argument of a call in the JSON form; one that JSON cannot hold breaks the contract.
-    pub fn all_json(args: &[Arg<'_>]) -> Result<Vec<Value>, crate::Error> {
-        args.iter().map(Arg::json).collect::<Result<_, _>>().map_err(crate::Error::Contract)
+    pub fn all_json(args: &[Arg<'_>]) -> Result<Vec<Value>, crate::error::Error> {
+        args.iter().map(Arg::json).collect::<Result<_, _>>().map_err(crate::error::Error::Contract)
     }
 
     /// The argument as a WIT value of the shape `shape`.

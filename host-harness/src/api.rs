@@ -1,0 +1,275 @@
+//! The typed API every backend shares: [`Core`], written once over each backend's one method.
+
+use crate::error::{Error, Result};
+use crate::wit_value::{Arg, Returned};
+use memdir_core::budget::{Limits, Totals};
+use memdir_core::check::CheckStep;
+use memdir_core::dream::{self, DreamResult};
+use memdir_core::extract::{self, ExtractResult};
+use memdir_core::git::GitOutput;
+use memdir_core::hook::RecallContext;
+use memdir_core::index::LoadedIndex;
+use memdir_core::instructions::{Loaded, Request};
+use memdir_core::model::{Reply, Step};
+use memdir_core::paths::{AgentScope, MemoryLocation};
+use memdir_core::pause::Pause;
+use memdir_core::pending::Proposal;
+use memdir_core::prompt::Options;
+use memdir_core::recall::{self, Attachment, RecallResult};
+use memdir_core::scan::{MemoryHeader, ScanReport};
+use memdir_core::switches::Switches;
+use memdir_core::target::Target;
+use memdir_core::team::{self, AutoSync, TeamStep};
+use memdir_core::trash::Trashed;
+use memdir_core::writer::{ForgetReport, Rebuilt, Save, SaveReport};
+use serde::de::DeserializeOwned;
+
+/// The arguments of a call, each any value whose serde form is its WIT JSON form.
+macro_rules! args {
+    ($($arg:expr),* $(,)?) => {
+        &[$(Arg::new(&$arg)),*]
+    };
+}
+
+/// The memory core's operations, whichever backend runs them.
+///
+/// A backend implements one method, [`Core::call`]: an export by its WIT name, with arguments
+/// and result in the JSON form of [`crate::calls`]. Every typed method below is written once, here, on
+/// top of it, so the contract has no second copy to drift: adding an export is its WIT, its
+/// core function, and its glue and native-table line in `guest/src/exports.rs`;
+/// `docs/architecture.md` lists the files. The three workflows that need a model are step
+/// machines: [`crate::steps::drive`] is the whole loop a host runs over them.
+pub trait Core {
+    /// `component` or `native`.
+    fn backend(&self) -> &'static str;
+
+    /// Calls the export `func` (`interface.function`, WIT names: `scan.scan`, `recall.resume`).
+    /// A WIT `result` comes back as a value like any other, `{"tag": "err", ...}` included;
+    /// `Err` is the host's own failure: a trap, a core that will not load, or a call that fits
+    /// no export.
+    fn call(&mut self, func: &str, args: &[Arg<'_>]) -> Result<Returned>;
+
+    /// Scans a memory directory (R5.1), dating each header's freshness at `now_ms`.
+    fn scan(&mut self, dir: &str, now_ms: i64) -> Result<ScanReport> {
+        outcome(self, "scan.scan", args![dir, now_ms])
+    }
+    /// Formats headers as the manifest (R5.3).
+    fn manifest(&mut self, headers: &[MemoryHeader]) -> Result<String> {
+        plain(self, "manifest.format", args![headers])
+    }
+    /// Reads MEMORY.md at `path` and cuts it for the prompt (R6.2, R6.3).
+    fn load_index(&mut self, path: &str) -> Result<LoadedIndex> {
+        outcome(self, "index.load", args![path])
+    }
+    /// Cuts index text already in hand.
+    fn truncate_index(&mut self, content: &str) -> Result<LoadedIndex> {
+        plain(self, "index.truncate", args![content])
+    }
+    /// The memory location of a working directory (R2.1, R2.2).
+    fn locate(&mut self, cwd: &str, env: &[(String, String)]) -> Result<MemoryLocation> {
+        outcome(self, "paths.locate", args![cwd, env])
+    }
+    /// The budget limits (R8.1).
+    fn limits(&mut self) -> Result<Limits> {
+        plain(self, "budget.limits", args![])
+    }
+    /// What a recall session (JSON; empty: new) holds (R8.2).
+    fn session_totals(&mut self, session: &str) -> Result<Totals> {
+        outcome(self, "budget.session-totals", args![session])
+    }
+    /// The memory directory of a subagent type in one scope (R11.1).
+    fn agent_dir(
+        &mut self,
+        cwd: &str,
+        env: &[(String, String)],
+        agent: &str,
+        scope: AgentScope,
+    ) -> Result<String> {
+        outcome(self, "paths.agent-dir", args![cwd, env, agent, scope])
+    }
+    /// The instruction files of a working directory, in load order (R3).
+    fn load_instructions(&mut self, request: &Request<'_>) -> Result<Loaded> {
+        outcome(self, "instructions.load", args![request])
+    }
+    /// The memory part of a system prompt (R12.1).
+    fn prompt(&mut self, request: &Request<'_>, options: Options) -> Result<String> {
+        outcome(self, "instructions.prompt", args![request, options])
+    }
+    /// Approves imports from outside the project of `cwd` in `~/.claude.json`; returns the file.
+    fn approve_external(&mut self, cwd: &str, env: &[(String, String)]) -> Result<String> {
+        outcome(self, "instructions.approve-external", args![cwd, env])
+    }
+    /// The switches and the memory location of a working directory (R4).
+    fn status(&mut self, cwd: &str, env: &[(String, String)]) -> Result<(Switches, MemoryLocation)> {
+        /// The WIT `memory-status` record.
+        #[derive(serde::Deserialize)]
+        struct Status {
+            switches: Switches,
+            location: MemoryLocation,
+        }
+        let status: Status = outcome(self, "instructions.status", args![cwd, env])?;
+        Ok((status.switches, status.location))
+    }
+    /// Starts a recall turn (R7): skip, offline ranking, or a model call.
+    fn recall_start(&mut self, input: &recall::Input) -> Result<Step<RecallResult>> {
+        outcome(self, "recall.start", args![input])
+    }
+    /// Resumes a recall with the model's reply or failure.
+    fn recall_resume(&mut self, state: &str, reply: Reply) -> Result<Step<RecallResult>> {
+        outcome(self, "recall.resume", args![state, reply])
+    }
+    /// Saves a memory and its index line in one step (R9.1).
+    fn save(&mut self, request: &Save<'_>) -> Result<SaveReport> {
+        outcome(self, "writer.save", args![request])
+    }
+    /// Removes a memory and its index lines (R6.4).
+    fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport> {
+        outcome(self, "writer.forget", args![target, path])
+    }
+    /// Starts a check of what has drifted in the memory directory (after finishing any
+    /// interrupted write): the report, or first a git command to run in the project.
+    fn check_start(&mut self, target: &Target, now_ms: i64) -> Result<CheckStep> {
+        outcome(self, "check.start", args![target, now_ms])
+    }
+    /// Resumes a check with the output of the git command the last step asked for.
+    fn check_resume(&mut self, state: &str, output: GitOutput) -> Result<CheckStep> {
+        outcome(self, "check.resume", args![state, output])
+    }
+    /// Repairs the index: dangling and duplicate lines out, missing lines in; each change.
+    fn check_fix(&mut self, target: &Target, now_ms: i64) -> Result<Vec<String>> {
+        outcome(self, "check.fix", args![target, now_ms])
+    }
+    /// Writes MEMORY.md when memory files exist and it does not (R6.5).
+    fn rebuild_index(&mut self, target: &Target, now_ms: i64) -> Result<Option<Rebuilt>> {
+        outcome(self, "writer.rebuild-index", args![target, now_ms])
+    }
+    /// What the trash holds: background writers' deletions and overwrites, oldest first.
+    fn trash(&mut self, target: &Target) -> Result<Vec<Trashed>> {
+        outcome(self, "writer.trash", args![target])
+    }
+    /// Puts a trashed memory back with its index lines.
+    fn restore(&mut self, target: &Target, id: &str, now_ms: i64) -> Result<Trashed> {
+        outcome(self, "writer.restore", args![target, id, now_ms])
+    }
+    /// The proposals waiting under `memoryWrites: review`, oldest first (issue 28).
+    fn pending(&mut self, target: &Target) -> Result<Vec<Proposal>> {
+        outcome(self, "writer.pending", args![target])
+    }
+    /// Applies a waiting proposal through the background writer's checks and takes it off the queue.
+    fn accept(
+        &mut self,
+        target: &Target,
+        id: &str,
+        now_ms: i64,
+        utc_offset_minutes: i32,
+    ) -> Result<Vec<Proposal>> {
+        let args = args![target, id, now_ms, utc_offset_minutes];
+        outcome(self, "writer.accept", args)
+    }
+    /// Takes a proposal off the queue and remembers it, so it is not proposed again.
+    fn reject(&mut self, target: &Target, id: &str) -> Result<Vec<Proposal>> {
+        outcome(self, "writer.reject", args![target, id])
+    }
+    /// Pauses automatic writes (extraction, the dream) until `until_ms` or `resume` (issue 28).
+    fn pause(&mut self, target: &Target, now_ms: i64, until_ms: Option<i64>) -> Result<Pause> {
+        outcome(self, "writer.pause", args![target, now_ms, until_ms])
+    }
+    /// Ends the pause; whether one was in force.
+    fn resume(&mut self, target: &Target, now_ms: i64) -> Result<bool> {
+        outcome(self, "writer.resume", args![target, now_ms])
+    }
+    /// The pause in force at `now_ms`.
+    fn paused(&mut self, target: &Target, now_ms: i64) -> Result<Option<Pause>> {
+        outcome(self, "writer.paused", args![target, now_ms])
+    }
+    /// Parses a transcript (R9.2 wire format).
+    fn extract_parse(&mut self, text: &str) -> Result<Vec<extract::Message>> {
+        outcome(self, "extract.parse-transcript", args![text])
+    }
+    /// Starts extraction (R9.2, R9.3): skip, or round 1's model call.
+    fn extract_start(&mut self, input: &extract::Input) -> Result<Step<ExtractResult>> {
+        outcome(self, "extract.start", args![input])
+    }
+    /// Resumes extraction with a round's reply or failure.
+    fn extract_resume(&mut self, state: &str, reply: Reply) -> Result<Step<ExtractResult>> {
+        outcome(self, "extract.resume", args![state, reply])
+    }
+    /// Appends to today's daily log (R9.4); returns the log's path.
+    fn log_append(
+        &mut self,
+        target: &Target,
+        text: &str,
+        now_ms: i64,
+        utc_offset_minutes: i32,
+    ) -> Result<String> {
+        let args = args![target, text, now_ms, utc_offset_minutes];
+        outcome(self, "daily-log.append", args)
+    }
+    /// Starts a dream (R9.4): nothing new, or the first chunk's model call.
+    fn dream_start(&mut self, input: &dream::Input) -> Result<Step<DreamResult>> {
+        outcome(self, "dream.start", args![input])
+    }
+    /// Resumes a dream with a chunk's reply or failure.
+    fn dream_resume(&mut self, state: &str, reply: Reply) -> Result<Step<DreamResult>> {
+        outcome(self, "dream.resume", args![state, reply])
+    }
+    /// Starts a team (or private) memory init, sync or status (R10): the first git command.
+    fn team_start(&mut self, input: &team::Input) -> Result<TeamStep> {
+        outcome(self, "team.start", args![input])
+    }
+    /// Resumes it with the output of the git command the last step asked for.
+    fn team_resume(&mut self, state: &str, output: GitOutput) -> Result<TeamStep> {
+        outcome(self, "team.resume", args![state, output])
+    }
+    /// MEMORY.md merged from three versions (git's merge driver for it).
+    fn merge_index(&mut self, base: &str, ours: &str, theirs: &str) -> Result<String> {
+        plain(self, "team.merge-index", args![base, ours, theirs])
+    }
+    /// When `teamSync: auto` syncs: the same schedule in every host.
+    fn auto_sync(&mut self) -> Result<AutoSync> {
+        plain(self, "team.auto-sync", args![])
+    }
+    /// A recall's memories as one block of hook text within `cap_bytes` (none: the common
+    /// cap), and the session to keep: what did not fit is taken back from it.
+    fn hook_recall_context(
+        &mut self,
+        session: &str,
+        attachments: &[Attachment],
+        cap_bytes: Option<u32>,
+    ) -> Result<RecallContext> {
+        outcome(self, "hook.recall-context", args![session, attachments, cap_bytes])
+    }
+    /// `text` within `cap_bytes` (none: the common cap): whole when it fits, else cut at a line
+    /// end with a note saying where the rest is.
+    fn hook_fit(&mut self, text: &str, cap_bytes: Option<u32>) -> Result<String> {
+        plain(self, "hook.fit", args![text, cap_bytes])
+    }
+    /// The file name (without extension) of a client's session in `.sessions/`.
+    fn hook_session_name(&mut self, client: &str, session: Option<&str>) -> Result<String> {
+        plain(self, "hook.session-name", args![client, session])
+    }
+    /// The tools every host that offers tools shows a model: names, descriptions, schemas.
+    fn tool_catalog(&mut self) -> Result<Vec<memdir_core::tools::Tool>> {
+        plain(self, "tools.catalog", args![])
+    }
+}
+
+/// Calls an export that returns a plain value.
+fn plain<T: DeserializeOwned>(core: &mut (impl Core + ?Sized), func: &str, args: &[Arg<'_>]) -> Result<T> {
+    let returned = core.call(func, args)?;
+    returned.decode().map_err(|e| Error::Contract(format!("{func} returned a value memdir cannot read: {e}")))
+}
+
+/// Calls an export that returns a WIT `result<T, error>`; its `err` is [`Error::Core`].
+fn outcome<T: DeserializeOwned>(core: &mut (impl Core + ?Sized), func: &str, args: &[Arg<'_>]) -> Result<T> {
+    #[derive(serde::Deserialize)]
+    #[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
+    enum Outcome<T> {
+        Ok(T),
+        Err(memdir_core::Error),
+    }
+    match plain(core, func, args)? {
+        Outcome::Ok(value) => Ok(value),
+        Outcome::Err(e) => Err(Error::Core(e)),
+    }
+}
