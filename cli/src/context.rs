@@ -193,3 +193,10 @@ pub fn read_root(dir: &std::path::Path) -> Result<ConfinedFs, Failure> {
         _ => Failure::input(format!("{}: {e}", dir.display())),
     })
 }
+
+/// A whole `memdir` invocation run in this process: arguments, environment and standard input
+/// in, its standard output written to the last argument, its exit status back. Given to the one
+/// command that runs others (`memdir bench --hooks`), so that no command reaches up for it.
+#[cfg(feature = "bench")]
+pub type RunCli<'a> =
+    &'a dyn Fn(Vec<String>, Vec<(String, String)>, Option<Vec<u8>>, &mut dyn std::io::Write) -> i32;

@@ -180,7 +180,12 @@ pub fn run_with_stdin(
         Command::Completions(a) => commands::release::completions(Cli::command(), a, out),
         Command::Man => commands::release::man(Cli::command(), out),
         #[cfg(feature = "bench")]
-        Command::Bench(a) => commands::bench::run(&ctx, a, out, err),
+        Command::Bench(a) => {
+            let cli = |argv, env, stdin, answer: &mut dyn Write| {
+                run_with_stdin(argv, env, stdin, answer, &mut std::io::sink(), None)
+            };
+            commands::bench::run(&ctx, a, &cli, out, err)
+        }
     };
     match outcome {
         Ok(()) => 0,

@@ -6,7 +6,7 @@
 
 use super::selector::{Set, write_directory};
 use super::{Args, generate, ms};
-use crate::context::{Context, Failure, Outcome};
+use crate::context::{Context, Failure, Outcome, RunCli};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 /// Whole-process runs per command: enough for a 95th percentile.
 const RUNS: usize = 40;
 
-pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Outcome {
+pub fn run(ctx: &Context, args: &Args, cli: RunCli<'_>, out: &mut dyn Write) -> Outcome {
     let temp = tempfile::Builder::new().prefix("memdir-bench-hooks-").tempdir()?;
     let home = temp.path().join("home");
     let project = crate::context::absolute(&temp.path().join("project"))?;
@@ -86,7 +86,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Outcome {
         let mut answer = Vec::new();
         let argv = ["memdir", "hook", "codex", "prompt"].map(String::from);
         let stdin = Some(payload.to_string().into_bytes());
-        crate::run_with_stdin(argv, env.clone(), stdin, &mut answer, &mut std::io::sink(), None);
+        cli(argv.to_vec(), env.clone(), stdin, &mut answer);
         let answer: serde_json::Value = serde_json::from_slice(&answer).unwrap_or_default();
         let text = answer["hookSpecificOutput"]["additionalContext"].as_str().unwrap_or("");
         bytes += text.len();

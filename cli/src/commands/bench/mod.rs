@@ -7,7 +7,7 @@ mod hooks;
 mod scale;
 mod selector;
 
-use crate::context::{Context, Failure, Outcome};
+use crate::context::{Context, Failure, Outcome, RunCli};
 use memdir_core::check::CheckReport;
 use memdir_harness::{ComponentRuntime, ConfinedFs, Core, steps};
 use std::fmt::Write as _;
@@ -252,12 +252,12 @@ fn time_processes(dir: &str, runs: usize) -> Result<(Duration, Duration), Failur
 }
 
 /// Runs the command.
-pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+pub fn run(ctx: &Context, args: Args, cli: RunCli<'_>, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     if args.check {
         return bench_check(ctx, &args, out, err);
     }
     if args.hooks {
-        return hooks::run(ctx, &args, out);
+        return hooks::run(ctx, &args, cli, out);
     }
     if let Some(count) = args.recall_scale {
         return scale::run(count, args.keep.as_deref(), out);
