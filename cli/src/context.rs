@@ -22,18 +22,29 @@ pub enum Backend {
 
 /// What a command runs with: the environment it may consult, the backend, the loaded component.
 pub struct Context {
-    pub(crate) env: Vec<(String, String)>,
-    pub(crate) backend: Backend,
+    env: Vec<(String, String)>,
+    backend: Backend,
     /// `--now`, when given; else the clock is read each time.
-    pub(crate) now_ms: Option<i64>,
-    pub(crate) runtime: OnceCell<ComponentRuntime>,
+    now_ms: Option<i64>,
+    runtime: OnceCell<ComponentRuntime>,
     /// Where every core call is recorded, for call scripts (the conformance runner's).
-    pub(crate) record: Option<memdir_harness::calls::Log>,
+    record: Option<memdir_harness::calls::Log>,
     /// What the command reads as its standard input instead of the process's (tests).
-    pub(crate) stdin: Option<Vec<u8>>,
+    stdin: Option<Vec<u8>>,
 }
 
 impl Context {
+    /// A context for one invocation; the core is loaded on first use.
+    pub(crate) fn new(
+        env: Vec<(String, String)>,
+        backend: Backend,
+        now_ms: Option<i64>,
+        record: Option<memdir_harness::calls::Log>,
+        stdin: Option<Vec<u8>>,
+    ) -> Self {
+        Context { env, backend, now_ms, runtime: OnceCell::new(), record, stdin }
+    }
+
     /// Standard input, whole: the bytes the caller gave, else the process's, up to `limit`
     /// bytes (more is an error, so a runaway writer cannot exhaust memory).
     pub fn read_stdin(&self, limit: u64) -> std::io::Result<Vec<u8>> {

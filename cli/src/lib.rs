@@ -2,7 +2,6 @@
 //! Each subcommand lives in its own file under `commands/`.
 
 use clap::{CommandFactory, Parser, Subcommand};
-use std::cell::OnceCell;
 use std::io::Write;
 
 mod commands;
@@ -149,7 +148,7 @@ pub fn run_with_stdin(
             return status;
         }
     };
-    let ctx = Context { env, backend: cli.backend, now_ms: cli.now, runtime: OnceCell::new(), record, stdin };
+    let ctx = Context::new(env, cli.backend, cli.now, record, stdin);
     let outcome = match cli.command {
         Command::Manifest(a) => commands::manifest::run(&ctx, a, out),
         Command::Scan(a) => commands::scan::run(&ctx, a, out),

@@ -12,7 +12,6 @@ use wasmtime::{Result, StoreContextMut};
 const VERSION: &str = "0.2.6";
 
 /// What an instance's stdio keeps: the head of what the core wrote to stderr.
-#[derive(Default)]
 pub(crate) struct Stdio {
     stderr: Vec<u8>,
     cap: usize,
