@@ -59,6 +59,7 @@ pub mod pending;
 pub mod policy;
 pub mod prompt;
 pub mod recall;
+pub mod recall_index;
 pub mod reserved;
 pub mod scan;
 pub mod scope;

@@ -6,8 +6,10 @@ use crate::frontmatter;
 use crate::fs::{EntryKind, Fs, is_within, join};
 use crate::links::{self, Link};
 use crate::memory_type::MemoryType;
+use crate::recall_index;
 use crate::text;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// At most this many headers are kept (R5.1, R8.1).
 pub const MAX_FILES: usize = 200;
@@ -78,7 +80,6 @@ pub struct ScanReport {
 /// A memory file found by the walk, before its head is read.
 struct Candidate {
     rel: String,
-    abs: String,
     mtime_ms: i64,
     /// The listing's size; `None` for a link, which the recall index does not keep.
     size: Option<u64>,
@@ -99,73 +100,13 @@ pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Res
     report.found = candidates.len();
     candidates.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.rel.cmp(&b.rel)));
     candidates.truncate(limit);
-    report.headers = candidates.into_iter().map(|c| read_header(fs, &c)).collect();
+    report.headers = candidates.into_iter().map(|c| read_header(fs, dir, &c)).collect();
     finish(&mut report.headers, now_ms);
     Ok(report)
 }
 
-/// The recall index: every memory's header, beside the files (issue 27, item 3). Never
-/// authoritative: an entry counts only while its file keeps the size and modification time it
-/// had when read, and an index that is missing, torn by a crash or written by something else is
-/// rebuilt from the files. Local to the machine (never synced).
-pub const INDEX_CACHE: &str = ".memdir.index";
-/// An index larger than this is not read (and is rebuilt): 10,000 memories take about 4 MB.
-const MAX_INDEX_CACHE_BYTES: u64 = 64 << 20;
-
-/// One file as the recall index keeps it: what recall reads of a header, in short keys (at
-/// 10,000 memories, parsing the index is a fifth of a recall).
-#[derive(Serialize, Deserialize)]
-struct Cached {
-    #[serde(rename = "s")]
-    size: u64,
-    #[serde(rename = "m")]
-    mtime_ms: i64,
-    /// The modification time the head was read at (the listing's may be older).
-    #[serde(rename = "r")]
-    read_ms: i64,
-    #[serde(rename = "n", default, skip_serializing_if = "Option::is_none")]
-    name: Option<String>,
-    #[serde(rename = "d", default, skip_serializing_if = "Option::is_none")]
-    description: Option<String>,
-    #[serde(rename = "t", default, skip_serializing_if = "Option::is_none")]
-    memory_type: Option<MemoryType>,
-}
-
-impl Cached {
-    fn header(self, path: String) -> MemoryHeader {
-        MemoryHeader {
-            path,
-            mtime_ms: self.read_ms,
-            name: self.name,
-            description: self.description,
-            memory_type: self.memory_type,
-            diagnostics: Vec::new(),
-            freshness: Freshness::default(),
-            links: Vec::new(),
-            backlinks: Vec::new(),
-        }
-    }
-}
-
-/// The recall index's file.
-#[derive(Serialize, Deserialize)]
-struct IndexCache {
-    /// Bumped when what a header holds changes, so an older index is rebuilt.
-    version: u32,
-    /// By path; hashed, not ordered: at 10,000 memories, a sorted map's string comparisons
-    /// were a tenth of a recall. Written in path order, so every host writes the same bytes.
-    #[serde(serialize_with = "in_path_order")]
-    entries: std::collections::HashMap<String, Cached, crate::fnv::Build>,
-}
-
-fn in_path_order<S: serde::Serializer>(
-    entries: &std::collections::HashMap<String, Cached, crate::fnv::Build>,
-    to: S,
-) -> std::result::Result<S::Ok, S::Error> {
-    to.collect_map(entries.iter().collect::<std::collections::BTreeMap<_, _>>())
-}
-
-const INDEX_CACHE_VERSION: u32 = 2;
+/// The recall index's name: every memory's header, beside the files (issue 27, item 3).
+pub const INDEX_CACHE: &str = recall_index::FILE;
 /// A file changed this recently is not kept in the index: filesystems with a coarse clock
 /// (FAT, SMB, HFS+) could see a same-size edit within it keep its time.
 const RACY_MS: i64 = 2_000;
@@ -177,97 +118,121 @@ const DAY_MS: i64 = 86_400_000;
 /// agent, an editor, a git pull) are seen at once; a file's head is read only when the index
 /// has no entry for its size and modification time. The index is rewritten whole when anything
 /// it keeps changed; a host that grants no write here simply gets no index. The
-/// headers carry what recall reads: no links and, from the index, no diagnostics.
+/// headers carry what recall reads: no links, no freshness (recall dates what it attaches) and,
+/// from the index, no diagnostics.
 pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
     let dir = trim_dir(dir);
     let mut report = ScanReport::default();
-    let (candidates, index_kind) = walk(fs, dir, &mut report.skipped)?;
+    let (mut candidates, index_kind) = walk(fs, dir, &mut report.skipped)?;
     report.found = candidates.len();
+    // In the index's order, newest first as the headers will be: the index is matched in one
+    // pass, and the headers' sort below finds them in order (sorting them moved far larger
+    // values: a tenth of a recall at 10,000 memories).
+    candidates.sort_by(|a, b| recall_index::order((a.mtime_ms, &a.rel), (b.mtime_ms, &b.rel)));
     let path = join(dir, INDEX_CACHE);
     // Only a plain file is the index: a link planted in its place would have recall read, and
     // then overwrite, whatever it points to (a memory, MEMORY.md).
     let usable = matches!(index_kind, None | Some(EntryKind::File));
-    let mut cached = usable
-        .then(|| fs.read_file(&path, MAX_INDEX_CACHE_BYTES).ok())
-        .flatten()
-        .and_then(|bytes| serde_json::from_slice::<IndexCache>(&bytes).ok())
-        .filter(|index| index.version == INDEX_CACHE_VERSION)
-        .map(|index| index.entries)
-        .unwrap_or_default();
+    let bytes = usable.then(|| fs.read_file(&path, recall_index::MAX_BYTES).ok()).flatten();
+    let mut cached =
+        bytes.as_deref().and_then(recall_index::parse).unwrap_or_default().into_iter().peekable();
+    // Whether the index needs writing again: an entry no file matches, or a file read that it
+    // could keep (a link or an unreadable file is read every time without rewriting it).
     let mut changed = false;
-    for candidate in &candidates {
-        let hit = candidate.size.and_then(|size| {
-            let entry = cached.remove(&candidate.rel)?;
-            // No more than a head can decode to (an invalid byte becomes three): a planted entry
-            // cannot pass off a longer header. An entry whose file changed while it was read
-            // (`r` is not `m`) never matches.
-            let fits = entry.name.iter().chain(&entry.description).map(String::len).sum::<usize>()
-                <= 3 * HEAD_BYTES as usize;
-            let same =
-                entry.size == size && entry.mtime_ms == candidate.mtime_ms && entry.read_ms == entry.mtime_ms;
-            (same && fits).then_some(entry)
-        });
-        // The index says what a file holds, never where it is: the path is the listing's.
-        let hit = hit.map(|entry| entry.header(candidate.rel.clone()));
-        let header = match hit {
-            Some(header) => header,
-            None => {
-                // Only what the index can keep makes it worth writing again: a link or an
-                // unreadable file is read every time without rewriting the index each time.
-                changed |= candidate.size.is_some();
-                read_header(fs, candidate)
+    // Each header's file as listed, for the index.
+    let mut listed = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
+        let key = (candidate.mtime_ms, candidate.rel.as_str());
+        while cached.next_if(|(p, e)| recall_index::order((e.mtime_ms, p), key).is_lt()).is_some() {
+            changed = true;
+        }
+        let entry = cached.next_if(|(p, e)| e.mtime_ms == candidate.mtime_ms && *p == candidate.rel);
+        let hit = match (entry, candidate.size) {
+            // No more than a head can decode to (an invalid byte becomes three): a planted
+            // entry cannot pass off a longer header. An entry whose file changed while it was
+            // read (`r` is not `m`) never matches.
+            (Some((_, entry)), Some(size))
+                if entry.size == size
+                    && entry.read_ms == entry.mtime_ms
+                    && entry.name.iter().chain(&entry.description).map(|t| t.len()).sum::<usize>()
+                        <= 3 * HEAD_BYTES as usize =>
+            {
+                Some(entry)
+            }
+            (entry, size) => {
+                changed |= entry.is_some() || size.is_some();
+                None
             }
         };
-        report.headers.push(header);
+        listed.push((candidate.size, candidate.mtime_ms));
+        // The index says what a file holds, never where it is: the path is the listing's.
+        report.headers.push(match hit {
+            Some(entry) => header_of(entry, candidate.rel),
+            None => read_header(fs, dir, &candidate),
+        });
     }
-    if usable && (changed || !cached.is_empty()) {
+    changed |= cached.next().is_some();
+    if usable && changed {
         // A link (no size), a file that could not be read, and one changed in the last
         // [`RACY_MS`] (a same-size edit within the clock's grain would go unseen) are read
         // again next time. A time more than a day ahead (a tree copied from a machine whose
         // clock was wrong) is settled: an edit now would give the file today's time, not
         // that one. A share whose clock runs seconds ahead is not: its fresh files stay racy.
         let settled =
-            |c: &&Candidate| c.mtime_ms <= now_ms - RACY_MS || c.mtime_ms > now_ms.saturating_add(DAY_MS);
-        let entries = candidates
+            |mtime_ms: i64| mtime_ms <= now_ms - RACY_MS || mtime_ms > now_ms.saturating_add(DAY_MS);
+        let entries = listed
             .iter()
             .zip(&report.headers)
-            .filter(|(c, h)| settled(c) && !h.diagnostics.iter().any(|d| d.starts_with("could not be read")))
-            .filter_map(|(c, h)| {
-                let entry = Cached {
-                    size: c.size?,
-                    mtime_ms: c.mtime_ms,
+            .filter(|((_, mtime_ms), h)| {
+                settled(*mtime_ms) && !h.diagnostics.iter().any(|d| d.starts_with("could not be read"))
+            })
+            .filter_map(|(&(size, mtime_ms), h)| {
+                let entry = recall_index::Entry {
+                    size: size?,
+                    mtime_ms,
                     read_ms: h.mtime_ms,
-                    name: h.name.clone(),
-                    description: h.description.clone(),
+                    name: h.name.as_deref().map(Cow::Borrowed),
+                    description: h.description.as_deref().map(Cow::Borrowed),
                     memory_type: h.memory_type,
                 };
-                Some((c.rel.clone(), entry))
+                Some((h.path.as_str(), entry))
             })
             .collect();
-        let index = IndexCache { version: INDEX_CACHE_VERSION, entries };
         // `write_file` replaces the file whole (the host writes a temporary file and renames
         // it), so a crash leaves the old index or the new one.
-        if let Ok(bytes) = serde_json::to_vec(&index) {
-            let _ = fs.write_file(&path, &bytes);
-        }
+        let _ = fs.write_file(&path, &recall_index::write(entries));
     }
-    // Recall reads no links, so they stay unresolved: at 10,000 memories that is a tenth of
-    // the time.
-    date_and_order(&mut report.headers, now_ms);
+    // Recall reads no links, so they stay unresolved (at 10,000 memories that is a tenth of
+    // the time), and dates only what it attaches (a tenth again).
+    newest_first(&mut report.headers);
     Ok(report)
+}
+
+/// The header an index entry gives the file at `path`.
+fn header_of(entry: recall_index::Entry<'_>, path: String) -> MemoryHeader {
+    MemoryHeader {
+        path,
+        mtime_ms: entry.read_ms,
+        name: entry.name.map(Cow::into_owned),
+        description: entry.description.map(Cow::into_owned),
+        memory_type: entry.memory_type,
+        diagnostics: Vec::new(),
+        freshness: Freshness::default(),
+        links: Vec::new(),
+        backlinks: Vec::new(),
+    }
 }
 
 /// Freshness as of `now_ms`, newest first, links resolved.
 fn finish(headers: &mut [MemoryHeader], now_ms: i64) {
-    date_and_order(headers, now_ms);
-    resolve_links(headers);
-}
-
-/// Freshness as of `now_ms`, newest first.
-fn date_and_order(headers: &mut [MemoryHeader], now_ms: i64) {
     for header in headers.iter_mut() {
         header.freshness = Freshness::of(now_ms, header.mtime_ms, header.memory_type);
     }
+    newest_first(headers);
+    resolve_links(headers);
+}
+
+fn newest_first(headers: &mut [MemoryHeader]) {
     // A file may have changed between the listing and the read: order by what was read.
     headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
 }
@@ -290,19 +255,25 @@ fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<(Vec<Candi
                 continue;
             }
         };
-        for entry in entries {
+        for mut entry in entries {
             if entry.name.starts_with('.') {
                 if rel_dir.is_empty() && entry.name == INDEX_CACHE {
                     index_kind = Some(entry.kind);
                 }
                 continue;
             }
-            let rel =
-                if rel_dir.is_empty() { entry.name.clone() } else { format!("{rel_dir}/{}", entry.name) };
+            // At the top, the name is the path: moved, not copied (10,000 names a recall).
+            let name_len = entry.name.len();
+            let rel = if rel_dir.is_empty() {
+                std::mem::take(&mut entry.name)
+            } else {
+                format!("{rel_dir}/{}", entry.name)
+            };
+            let name = &rel[rel.len() - name_len..];
             // A name with a newline could pass for text of its own wherever paths reach a model
             // (the manifest, an attachment's wrapper): such an entry is reported, escaped, and
             // never read (issue 18).
-            if entry.name.chars().any(char::is_control) {
+            if name.chars().any(char::is_control) {
                 skipped.push(Skipped {
                     path: escape_controls(&rel),
                     reason: "its name holds control characters; not read (rename it, or forget it by this escaped path)"
@@ -317,19 +288,18 @@ fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<(Vec<Candi
                             path: rel,
                             reason: format!("more than {MAX_DEPTH} folders deep; not scanned"),
                         });
-                    } else if !(rel_dir.is_empty() && entry.name == LOGS_DIR) {
+                    } else if !(rel_dir.is_empty() && name == LOGS_DIR) {
                         pending.push(rel);
                     }
                 }
-                EntryKind::File if is_memory_file(&entry.name) => {
-                    let (abs, size) = (join(dir, &rel), Some(entry.size));
-                    candidates.push(Candidate { abs, rel, mtime_ms: entry.mtime_ms, size });
+                EntryKind::File if is_memory_file(name) => {
+                    candidates.push(Candidate { rel, mtime_ms: entry.mtime_ms, size: Some(entry.size) });
                 }
                 EntryKind::Symlink => {
                     let abs = join(dir, &rel);
                     match follow_link(fs, &abs, &root_real) {
-                        Ok(Some(mtime_ms)) if is_memory_file(&entry.name) => {
-                            candidates.push(Candidate { rel, abs, mtime_ms, size: None })
+                        Ok(Some(mtime_ms)) if is_memory_file(name) => {
+                            candidates.push(Candidate { rel, mtime_ms, size: None })
                         }
                         Ok(Some(_)) => {}
                         Ok(None) => skipped.push(Skipped {
@@ -451,7 +421,8 @@ fn leaves_dir() -> String {
     "symbolic link points outside the memory directory".to_string()
 }
 
-fn read_header(fs: &dyn Fs, candidate: &Candidate) -> MemoryHeader {
+fn read_header(fs: &dyn Fs, dir: &str, candidate: &Candidate) -> MemoryHeader {
+    let abs = join(dir, &candidate.rel);
     let mut header = MemoryHeader {
         path: candidate.rel.clone(),
         mtime_ms: candidate.mtime_ms,
@@ -463,7 +434,7 @@ fn read_header(fs: &dyn Fs, candidate: &Candidate) -> MemoryHeader {
         links: Vec::new(),
         backlinks: Vec::new(),
     };
-    let head = match fs.read_head(&candidate.abs, HEAD_LINES, HEAD_BYTES) {
+    let head = match fs.read_head(&abs, HEAD_LINES, HEAD_BYTES) {
         Ok(head) => head,
         Err(err) => {
             header.diagnostics.push(format!("could not be read: {err}"));
@@ -488,7 +459,7 @@ fn read_header(fs: &dyn Fs, candidate: &Candidate) -> MemoryHeader {
         header.diagnostics.push(note);
     }
     let fm = frontmatter::parse(&content, head.truncated);
-    header.links = read_links(fs, &candidate.abs, &content, head.truncated);
+    header.links = read_links(fs, &abs, &content, head.truncated);
     header.name = fm.name;
     header.description = fm.description;
     header.memory_type = fm.memory_type;
