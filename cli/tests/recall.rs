@@ -514,6 +514,46 @@ fn the_recall_index_follows_files_other_tools_change() {
     assert!(selected("which sentry project gets the errors?").is_empty());
 }
 
+/// A host's temporary file from a write killed before its rename (`kill -9` mid-save) is
+/// removed by a later recall once it is an hour old; a younger one may be a write in flight
+/// and is left alone, as is a link that merely has the name. On both backends.
+#[cfg(unix)]
+#[test]
+fn recall_sweeps_temporary_files_that_writes_left_behind() {
+    for backend in ["component", "native"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::create_dir(dir.join("team")).unwrap();
+        memory(dir, "reference_grafana.md", "latency dashboards live in grafana", "Grafana.");
+        touch(&dir.join("reference_grafana.md"), -3600);
+        for (name, age) in
+            [(".memdir-tmp-1-old", -7200), ("team/.memdir-tmp-2-old", -7200), (".memdir-tmp-3-new", -60)]
+        {
+            std::fs::write(dir.join(name), "half a memory").unwrap();
+            touch(&dir.join(name), age);
+        }
+        std::os::unix::fs::symlink("reference_grafana.md", dir.join(".memdir-tmp-4-link")).unwrap();
+        let r = recall_json(
+            &[
+                "--backend",
+                backend,
+                "recall",
+                "where do the latency dashboards live?",
+                "--memory-dir",
+                dir.to_str().unwrap(),
+                "--json",
+            ],
+            &[("HOME", "/nonexistent")],
+        );
+        assert_eq!(r["selected"], serde_json::json!(["reference_grafana.md"]), "{backend}");
+        assert!(!dir.join(".memdir-tmp-1-old").exists(), "{backend}: an hour-old one is swept");
+        assert!(!dir.join("team/.memdir-tmp-2-old").exists(), "{backend}: in a folder too");
+        assert!(dir.join(".memdir-tmp-3-new").exists(), "{backend}: a write in flight is left alone");
+        assert!(dir.join(".memdir-tmp-4-link").symlink_metadata().is_ok(), "{backend}: a link is left alone");
+        assert!(dir.join("reference_grafana.md").exists());
+    }
+}
+
 /// Issue 27, item 3: a link planted where the recall index goes is neither read nor written
 /// through, so recall (which may write there) cannot overwrite the memory it points to.
 #[cfg(unix)]

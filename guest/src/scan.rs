@@ -96,7 +96,7 @@ pub fn scan(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
 pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Result<ScanReport> {
     let dir = trim_dir(dir);
     let mut report = ScanReport::default();
-    let (mut candidates, _) = walk(fs, dir, &mut report.skipped)?;
+    let Listing { mut candidates, .. } = walk(fs, dir, &mut report.skipped)?;
     report.found = candidates.len();
     candidates.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.rel.cmp(&b.rel)));
     candidates.truncate(limit);
@@ -112,6 +112,11 @@ pub const INDEX_CACHE: &str = recall_index::FILE;
 const RACY_MS: i64 = 2_000;
 /// A day in ms: a file dated further ahead than this is not being written now.
 const DAY_MS: i64 = 86_400_000;
+/// Every host writes a file whole through a temporary file named with this prefix beside it,
+/// then renames it into place.
+pub const TEMP_PREFIX: &str = ".memdir-tmp-";
+/// A temporary file older than this is debris from a write that never finished (an hour).
+const DEBRIS_MS: i64 = 3_600_000;
 
 /// Every memory of `dir`, not only the newest [`MAX_FILES`], for recall to search (issue 27,
 /// item 3). The listings are read every time, so files written by other tools (the terminal
@@ -123,8 +128,15 @@ const DAY_MS: i64 = 86_400_000;
 pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
     let dir = trim_dir(dir);
     let mut report = ScanReport::default();
-    let (mut candidates, index_kind) = walk(fs, dir, &mut report.skipped)?;
+    let Listing { mut candidates, index_kind, debris } = walk(fs, dir, &mut report.skipped)?;
     report.found = candidates.len();
+    // A host's temporary file left by a write that was killed before its rename: nothing else
+    // would ever remove it. An hour is far longer than any write.
+    for (rel, mtime_ms) in debris {
+        if mtime_ms < now_ms - DEBRIS_MS {
+            let _ = fs.remove_file(&join(dir, &rel));
+        }
+    }
     // In the index's order, newest first as the headers will be: the index is matched in one
     // pass, and the headers' sort below finds them in order (sorting them moved far larger
     // values: a tenth of a recall at 10,000 memories).
@@ -237,12 +249,22 @@ fn newest_first(headers: &mut [MemoryHeader]) {
     headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
 }
 
-/// Every memory file under `dir` from its listings alone, with what was passed over; and what
-/// kind of entry the recall index's name is at the top, when there is one.
-fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<(Vec<Candidate>, Option<EntryKind>)> {
+/// What [`walk`] finds.
+struct Listing {
+    /// Every memory file.
+    candidates: Vec<Candidate>,
+    /// What kind of entry the recall index's name is at the top, when there is one.
+    index_kind: Option<EntryKind>,
+    /// Hosts' temporary files ([`TEMP_PREFIX`]), with their modification times.
+    debris: Vec<(String, i64)>,
+}
+
+/// Every memory file under `dir` from its listings alone, with what was passed over.
+fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<Listing> {
     let root_real = fs.real_path(dir)?;
     let mut index_kind = None;
     let mut candidates = Vec::new();
+    let mut debris = Vec::new();
     let mut pending = vec![String::new()];
 
     while let Some(rel_dir) = pending.pop() {
@@ -259,6 +281,10 @@ fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<(Vec<Candi
             if entry.name.starts_with('.') {
                 if rel_dir.is_empty() && entry.name == INDEX_CACHE {
                     index_kind = Some(entry.kind);
+                } else if entry.name.starts_with(TEMP_PREFIX) && entry.kind == EntryKind::File {
+                    let rel =
+                        if rel_dir.is_empty() { entry.name } else { format!("{rel_dir}/{}", entry.name) };
+                    debris.push((rel, entry.mtime_ms));
                 }
                 continue;
             }
@@ -314,7 +340,7 @@ fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<(Vec<Candi
         }
     }
 
-    Ok((candidates, index_kind))
+    Ok(Listing { candidates, index_kind, debris })
 }
 
 /// Points each link at the memory it names (by `name:`, else by file stem; the newest when

@@ -355,7 +355,8 @@ impl Fs for ConfinedFs {
         let dir = target.parent().ok_or_else(|| FsError::InvalidPath(path.to_string()))?;
         // tempfile names its temporary file in its errors; the user needs the memory's name.
         let err = |e: io::Error| io_error(path, without_temp_path(e));
-        let mut tmp = tempfile::Builder::new().prefix(".memdir-tmp-").tempfile_in(dir).map_err(err)?;
+        let mut tmp =
+            tempfile::Builder::new().prefix(memdir_core::scan::TEMP_PREFIX).tempfile_in(dir).map_err(err)?;
         tmp.as_file_mut().write_all(data).map_err(err)?;
         // A replaced file keeps its permissions; a new one gets what an editor would give it.
         match fs::metadata(&target) {
