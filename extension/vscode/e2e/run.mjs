@@ -292,9 +292,14 @@ try {
   if (page) await page.screenshot({ path: path.join(out, "failure.png") }).catch(() => {});
 } finally {
   await browser?.close().catch(() => {});
+  const exited = server.exitCode !== null ? Promise.resolve() : new Promise((r) => server.once("exit", r));
   server.kill("SIGTERM");
+  await Promise.race([exited, sleep(5000)]);
 }
 
 const passed = results.filter(([, ok]) => ok).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);
+// The scratch world (home, project, code-server's profile) is kept only when something failed.
+if (results.length > 0 && passed === results.length) fs.rmSync(root, { recursive: true, force: true });
+else console.log(`the world is kept in ${root}`);
 process.exit(results.length > 0 && passed === results.length ? 0 : 1);

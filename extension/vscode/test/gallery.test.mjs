@@ -42,9 +42,11 @@ test("the manifest carries what both galleries show", () => {
 });
 
 test("vsce reads the package back", () => {
-  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "memdir-vsce-")), "memdir.manifest");
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-vsce-"));
+  const out = path.join(scratch, "memdir.manifest");
   execFileSync(bin("vsce"), ["generate-manifest", "--packagePath", vsix, "--out", out], { stdio: "pipe" });
   const signed = JSON.parse(fs.readFileSync(out, "utf8"));
+  fs.rmSync(scratch, { recursive: true, force: true });
   // Entry names are base64: every file of the package, the icon among them.
   const names = Object.keys(signed.entries).map((k) => Buffer.from(k, "base64").toString("utf8"));
   assert.ok(names.includes("extension/images/icon.png"), names.join(", "));
