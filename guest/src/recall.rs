@@ -426,7 +426,7 @@ fn memories(fs: &dyn Fs, input: &Turn<'_>) -> Result<(Vec<MemoryHeader>, Vec<Str
             Err(e) => notes.push(format!("the {} memory was not recalled: {e}", shared.label)),
         }
     }
-    headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+    scan::newest_first(&mut headers);
     Ok((headers, notes))
 }
 

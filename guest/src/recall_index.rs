@@ -5,13 +5,13 @@
 //! One line a memory, tab-separated: `size  mtime  read  type  path  name  description`. The
 //! text fields are written with [`escape_controls`], so none holds a tab or a newline; `name`
 //! and `description` are empty when absent and start with `+` when present (an empty name is
-//! not a missing one). The lines are in [`order`], newest first, which is the order the scan
-//! sorts the listing in: matching one to the other is a single pass, with no map. Reading it
+//! not a missing one). The lines are in [`newest_then_path`] order, the order the scan sorts
+//! the listing in: matching one to the other is a single pass, with no map. Reading it
 //! borrows from the file's bytes. At 10,000 memories, parsing the JSON this replaced was a
 //! quarter of a recall through the component.
 
 use crate::memory_type::MemoryType;
-use crate::scan::{escape_controls, unescape_controls};
+use crate::scan::{escape_controls, newest_then_path, unescape_controls};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt::Write as _;
@@ -40,15 +40,11 @@ pub struct Entry<'a> {
     pub description: Option<Cow<'a, str>>,
 }
 
-/// The entries with their paths, in [`order`].
+/// The entries with their paths, in [`newest_then_path`] order.
 pub type Entries<'a> = Vec<(Cow<'a, str>, Entry<'a>)>;
 
-/// The order of the index's lines and of the scan's files: newest first, then by path.
-pub fn order(a: (i64, &str), b: (i64, &str)) -> Ordering {
-    b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1))
-}
-
-/// The entries of an index file; `None` unless it is whole, of this version and in [`order`].
+/// The entries of an index file; `None` unless it is whole, of this version and in
+/// [`newest_then_path`] order.
 /// A file cut short (a host without atomic writes, a crash) ends without its last newline and
 /// is refused whole: its last line could be a description cut short.
 pub fn parse(bytes: &[u8]) -> Option<Entries<'_>> {
@@ -60,7 +56,7 @@ pub fn parse(bytes: &[u8]) -> Option<Entries<'_>> {
     for line in body.split_terminator('\n') {
         let (path, entry) = parse_line(line)?;
         if let Some((last, previous)) = entries.last()
-            && order((previous.mtime_ms, last), (entry.mtime_ms, &path)) != Ordering::Less
+            && newest_then_path((previous.mtime_ms, last), (entry.mtime_ms, &path)) != Ordering::Less
         {
             return None;
         }
@@ -99,10 +95,10 @@ fn text(field: &str) -> Option<Cow<'_, str>> {
     if field.contains('\\') { unescape_controls(field).map(Cow::Owned) } else { Some(Cow::Borrowed(field)) }
 }
 
-/// The index file for these entries (one each path), in [`order`]: every host writes the same
-/// bytes.
+/// The index file for these entries (one each path), in [`newest_then_path`] order: every host
+/// writes the same bytes.
 pub fn write<'a>(mut entries: Vec<(&'a str, Entry<'a>)>) -> Vec<u8> {
-    entries.sort_unstable_by(|a, b| order((a.1.mtime_ms, a.0), (b.1.mtime_ms, b.0)));
+    entries.sort_unstable_by(|a, b| newest_then_path((a.1.mtime_ms, a.0), (b.1.mtime_ms, b.0)));
     let mut out = String::with_capacity(HEADER.len() + entries.len() * 128);
     out.push_str(HEADER);
     for (path, entry) in &entries {

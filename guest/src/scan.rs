@@ -98,7 +98,7 @@ pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Res
     let mut report = ScanReport::default();
     let Listing { mut candidates, .. } = walk(fs, dir, &mut report.skipped)?;
     report.found = candidates.len();
-    candidates.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.rel.cmp(&b.rel)));
+    candidates.sort_by(|a, b| newest_then_path((a.mtime_ms, &a.rel), (b.mtime_ms, &b.rel)));
     candidates.truncate(limit);
     report.headers = candidates.into_iter().map(|c| read_header(fs, dir, &c)).collect();
     finish(&mut report.headers, now_ms);
@@ -140,7 +140,7 @@ pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
     // In the index's order, newest first as the headers will be: the index is matched in one
     // pass, and the headers' sort below finds them in order (sorting them moved far larger
     // values: a tenth of a recall at 10,000 memories).
-    candidates.sort_by(|a, b| recall_index::order((a.mtime_ms, &a.rel), (b.mtime_ms, &b.rel)));
+    candidates.sort_by(|a, b| newest_then_path((a.mtime_ms, &a.rel), (b.mtime_ms, &b.rel)));
     let path = join(dir, INDEX_CACHE);
     // Only a plain file is the index: a link planted in its place would have recall read, and
     // then overwrite, whatever it points to (a memory, MEMORY.md).
@@ -155,7 +155,7 @@ pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
     let mut listed = Vec::with_capacity(candidates.len());
     for candidate in candidates {
         let key = (candidate.mtime_ms, candidate.rel.as_str());
-        while cached.next_if(|(p, e)| recall_index::order((e.mtime_ms, p), key).is_lt()).is_some() {
+        while cached.next_if(|(p, e)| newest_then_path((e.mtime_ms, p), key).is_lt()).is_some() {
             changed = true;
         }
         let entry = cached.next_if(|(p, e)| e.mtime_ms == candidate.mtime_ms && *p == candidate.rel);
@@ -244,9 +244,15 @@ fn finish(headers: &mut [MemoryHeader], now_ms: i64) {
     resolve_links(headers);
 }
 
-fn newest_first(headers: &mut [MemoryHeader]) {
-    // A file may have changed between the listing and the read: order by what was read.
-    headers.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then_with(|| a.path.cmp(&b.path)));
+/// Newest first, by what was read (a file may have changed between the listing and the read).
+pub fn newest_first(headers: &mut [MemoryHeader]) {
+    headers.sort_by(|a, b| newest_then_path((a.mtime_ms, &a.path), (b.mtime_ms, &b.path)));
+}
+
+/// The order of scans, of recall's candidates and of the recall index's lines: newest first,
+/// then by path. Each side is a modification time in ms and a path.
+pub fn newest_then_path(a: (i64, &str), b: (i64, &str)) -> std::cmp::Ordering {
+    b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1))
 }
 
 /// What [`walk`] finds.
