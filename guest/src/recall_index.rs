@@ -44,9 +44,9 @@ pub struct Entry<'a> {
 pub type Entries<'a> = Vec<(Cow<'a, str>, Entry<'a>)>;
 
 /// The entries of an index file; `None` unless it is whole, of this version and in
-/// [`newest_then_path`] order.
-/// A file cut short (a host without atomic writes, a crash) ends without its last newline and
-/// is refused whole: its last line could be a description cut short.
+/// [`newest_then_path`] order. A file cut short (a host without atomic writes, a crash) ends
+/// without its last newline and is refused whole: its last line could be a description cut
+/// short.
 pub fn parse(bytes: &[u8]) -> Option<Entries<'_>> {
     let body = std::str::from_utf8(bytes).ok()?.strip_prefix(HEADER)?;
     if !body.is_empty() && !body.ends_with('\n') {

@@ -255,6 +255,12 @@ pub fn newest_then_path(a: (i64, &str), b: (i64, &str)) -> std::cmp::Ordering {
     b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1))
 }
 
+/// The path of `name` in the folder `rel_dir` (`""` for the top). At the top the name is the
+/// path: moved, not copied (10,000 names a recall).
+fn below(rel_dir: &str, name: String) -> String {
+    if rel_dir.is_empty() { name } else { format!("{rel_dir}/{name}") }
+}
+
 /// What [`walk`] finds.
 struct Listing {
     /// Every memory file.
@@ -288,19 +294,12 @@ fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<Listing> {
                 if rel_dir.is_empty() && entry.name == INDEX_CACHE {
                     index_kind = Some(entry.kind);
                 } else if entry.name.starts_with(TEMP_PREFIX) && entry.kind == EntryKind::File {
-                    let rel =
-                        if rel_dir.is_empty() { entry.name } else { format!("{rel_dir}/{}", entry.name) };
-                    debris.push((rel, entry.mtime_ms));
+                    debris.push((below(&rel_dir, entry.name), entry.mtime_ms));
                 }
                 continue;
             }
-            // At the top, the name is the path: moved, not copied (10,000 names a recall).
             let name_len = entry.name.len();
-            let rel = if rel_dir.is_empty() {
-                std::mem::take(&mut entry.name)
-            } else {
-                format!("{rel_dir}/{}", entry.name)
-            };
+            let rel = below(&rel_dir, std::mem::take(&mut entry.name));
             let name = &rel[rel.len() - name_len..];
             // A name with a newline could pass for text of its own wherever paths reach a model
             // (the manifest, an attachment's wrapper): such an entry is reported, escaped, and

@@ -44,8 +44,9 @@ const fn word_key(word: &[u8]) -> u64 {
     key
 }
 
-fn is_stop_word(word: &str) -> bool {
-    word.len() <= LONGEST_STOP_WORD && STOP_KEYS.binary_search(&word_key(word.as_bytes())).is_ok()
+/// True for a stop word in any ASCII case.
+fn is_stop_word(word: &[u8]) -> bool {
+    word.len() <= LONGEST_STOP_WORD && STOP_KEYS.binary_search(&word_key(word)).is_ok()
 }
 
 /// How offline recall chooses among scored candidates (issue 17, item 2).
@@ -314,7 +315,7 @@ impl Counts {
     fn add_ascii(&mut self, terms: &Terms, text: &[u8]) {
         let mut term = String::new();
         for word in text.split(|b| !b.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
-            if word.len() <= LONGEST_STOP_WORD && STOP_KEYS.binary_search(&word_key(word)).is_ok() {
+            if is_stop_word(word) {
                 continue;
             }
             self.len += 1;
@@ -431,7 +432,7 @@ fn each_term(text: &str, wanted: impl Fn(&[u8]) -> bool, mut f: impl FnMut(Optio
     let mut cjk_run: Vec<char> = Vec::new();
     let mut pair = String::new();
     let flush_word = |word: &mut String, f: &mut dyn FnMut(Option<&str>)| {
-        if !word.is_empty() && !is_stop_word(word) {
+        if !word.is_empty() && !is_stop_word(word.as_bytes()) {
             if wanted(word.as_bytes()) {
                 stem(word);
                 f(Some(word));
@@ -610,8 +611,8 @@ mod tests {
     #[test]
     fn stop_words_are_sorted_for_their_binary_search() {
         assert!(STOP_KEYS.windows(2).all(|w| w[0] < w[1]));
-        assert!(STOP_WORDS.iter().all(|w| is_stop_word(w)));
-        assert!(!["abou", "ab", "thes", "usingx", "", "ä"].iter().any(|w| is_stop_word(w)));
+        assert!(STOP_WORDS.iter().all(|w| is_stop_word(w.as_bytes())));
+        assert!(!["abou", "ab", "thes", "usingx", "", "ä"].iter().any(|w| is_stop_word(w.as_bytes())));
     }
 
     #[test]
