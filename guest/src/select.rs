@@ -223,6 +223,7 @@ pub fn shortlist(
         })
         .collect::<Vec<_>>();
     let scored = scores_of(&terms, &docs);
+    let related = related_to_best(&candidates, &scored);
     // Then the rest by kind: who the user is and how they want work done apply to most
     // requests whatever their words; then project state, then references. Newest first.
     let kind = |i: &usize| match candidates[*i].memory_type {
@@ -231,17 +232,46 @@ pub fn shortlist(
         Some(MemoryType::Project) => 2,
         _ => 3,
     };
-    let mut was_scored = vec![false; candidates.len()];
-    for (_, i) in &scored {
-        was_scored[*i] = true;
+    let mut placed = vec![false; candidates.len()];
+    let mut order: Vec<usize> = Vec::with_capacity(candidates.len());
+    for i in scored.iter().map(|(_, i)| *i).chain(related) {
+        if !placed[i] {
+            placed[i] = true;
+            order.push(i);
+        }
     }
-    let mut rest: Vec<usize> = (0..candidates.len()).filter(|i| !was_scored[*i]).collect();
+    let mut rest: Vec<usize> = (0..candidates.len()).filter(|i| !placed[*i]).collect();
     rest.sort_by_key(kind);
     let mut keep = vec![false; candidates.len()];
-    for i in scored.iter().map(|(_, i)| *i).chain(rest).take(size) {
+    for i in order.into_iter().chain(rest).take(size) {
         keep[i] = true;
     }
     candidates.into_iter().zip(keep).filter_map(|(c, k)| k.then_some(c)).collect()
+}
+
+/// How many of the best matches lend their topic to the shortlist.
+const RELATED_TO: usize = 3;
+
+/// The candidates that share a topic with the best matches of the request (`scored`), most
+/// related first: memories of one project or subject are named alike (`project_homelab_heating`,
+/// `feedback_homelab_home_assistant`), so the words of the best matches' file names, beyond
+/// their kind, find the memories a request needs without saying so ("the bedroom is cold" finds
+/// the heating project by its words, and the Home Assistant rule by the project's name).
+/// Pseudo-relevance feedback, for the shortlist only: it widens what a model is offered, never
+/// what is injected without one.
+fn related_to_best(candidates: &[MemoryHeader], scored: &[(f64, usize)]) -> Vec<usize> {
+    let mut topic = String::new();
+    for &(_, i) in scored.iter().take(RELATED_TO) {
+        let file = file_name(&candidates[i]);
+        for word in file.split(|c: char| !c.is_alphanumeric()).filter(|w| MemoryType::parse(w).is_none()) {
+            topic.push_str(word);
+            topic.push(' ');
+        }
+    }
+    // The request's own words add nothing here: a memory that holds one is already scored.
+    let terms = Terms::of(&topic);
+    let docs: Vec<Counts> = candidates.iter().map(|c| terms.count(&[file_name(c)])).collect();
+    scores_of(&terms, &docs).into_iter().map(|(_, i)| i).collect()
 }
 
 /// The request's terms: each one as often as the request says it (each occurrence weighs), and
@@ -395,14 +425,20 @@ fn idf(n: f64, df: f64) -> f64 {
 /// What a memory's terms are read from: its file name without `.md`, its name and its
 /// description.
 fn document(header: &MemoryHeader) -> [&str; 3] {
-    // A shared memory's path is absolute: only its file name says what it is about.
-    let path = if crate::fs::is_absolute(&header.path) {
-        header.path.rsplit('/').next().unwrap_or_default()
-    } else {
-        &header.path
-    };
     let name = header.name.as_deref().unwrap_or_default();
-    [path.trim_end_matches(".md"), name, header.description.as_deref().unwrap_or_default()]
+    [path_words(header), name, header.description.as_deref().unwrap_or_default()]
+}
+
+/// The words of a memory's path: relative to the memory directory, without `.md`.
+fn path_words(header: &MemoryHeader) -> &str {
+    // A shared memory's path is absolute: only its file name says what it is about.
+    let path = if crate::fs::is_absolute(&header.path) { file_name(header) } else { &header.path };
+    path.trim_end_matches(".md")
+}
+
+/// A memory's file name, without `.md`.
+fn file_name(header: &MemoryHeader) -> &str {
+    header.path.rsplit('/').next().unwrap_or_default().trim_end_matches(".md")
 }
 
 /// True for characters of scripts written without spaces between words (CJK).
@@ -663,5 +699,30 @@ mod tests {
             ["project_a.md", "feedback_b.md"]
         );
         assert_eq!(shortlist("anything", candidates.clone(), &bodies, 0).len(), 4);
+    }
+
+    #[test]
+    fn the_shortlist_brings_memories_named_like_the_best_matches() {
+        let mut candidates = vec![
+            header("feedback_style.md", "Terse replies", "No closing summaries"),
+            header("feedback_homelab_home_assistant.md", "Home Assistant in git", "Automations are YAML"),
+            header("project_homelab_heating.md", "Heating schedule", "Radiators in every room"),
+            header("project_billing.md", "Billing rewrite", "Invoices move to the ledger"),
+        ];
+        for c in &mut candidates {
+            c.memory_type = MemoryType::parse(c.path.split('_').next().unwrap());
+        }
+        let paths = |list: Vec<MemoryHeader>| list.into_iter().map(|h| h.path).collect::<Vec<_>>();
+        // Only the heating project shares a word with the request; the Home Assistant rule
+        // shares its project's name, and comes before memories shortlisted for their kind.
+        assert_eq!(
+            paths(shortlist("the bedroom is cold, turn up the radiators", candidates.clone(), &[], 2)),
+            ["feedback_homelab_home_assistant.md", "project_homelab_heating.md"]
+        );
+        // A kind is not a topic: the other project is not brought along, the feedback is.
+        assert_eq!(
+            paths(shortlist("turn up the radiators", candidates, &[], 3)),
+            ["feedback_style.md", "feedback_homelab_home_assistant.md", "project_homelab_heating.md"]
+        );
     }
 }

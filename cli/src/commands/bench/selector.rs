@@ -140,16 +140,21 @@ pub fn run(ctx: &Context, args: &super::Args, out: &mut dyn Write, err: &mut dyn
         let offered =
             short.as_ref().map_or(0, |r| request.expected.iter().filter(|e| offers(&r.user, e)).count());
         if verbose {
+            let not_offered: Vec<&String> = match &short {
+                Some(r) => request.expected.iter().filter(|e| !offers(&r.user, e)).collect(),
+                None => Vec::new(),
+            };
             writeln!(
                 err,
-                "{:>3}/{:<2} {:<2} {:?} expected {:?} selected {:?} named {:?}",
+                "{:>3}/{:<2} {:<2} {:?} expected {:?} selected {:?} named {:?} not shortlisted {:?}",
                 hits,
                 request.expected.len(),
                 request.lang,
                 request.query,
                 request.expected,
                 offline.selected,
-                named
+                named,
+                not_offered
             )?;
         }
         for tally in [
@@ -216,7 +221,7 @@ fn row(t: &Tally) -> String {
         (t.bytes / t.relevant_selected as u64).to_string()
     };
     format!(
-        "{} | {} | {} | {} ({}/{}) | {per_relevant} | {} | {} / {} ({:.1}×)",
+        "{} | {} | {} | {} ({}/{}) | {per_relevant} | {} ({}/{}) | {} / {} ({:.1}×)",
         ratio(t.relevant_selected, t.selected),
         ratio(t.found, t.expected),
         ratio(t.found_or_named, t.expected),
@@ -224,6 +229,8 @@ fn row(t: &Tally) -> String {
         t.none_kept_empty,
         t.none_requests,
         ratio(t.shortlisted, t.expected),
+        t.shortlisted,
+        t.expected,
         mean(t.request_bytes),
         mean(t.full_request_bytes),
         mean(t.full_request_bytes) as f64 / mean(t.request_bytes).max(1) as f64,
