@@ -117,23 +117,17 @@ pub fn rank(query: &str, candidates: &[MemoryHeader]) -> Vec<(String, Confidence
 }
 
 /// How offline recall reads cosines from the user's embeddings model (issue 27, item 2). A
-/// cosine means little alone (each model has its own range), so a memory counts by how far it
-/// stands above the directory's typical memory (the median) for this request, and by how close
-/// it comes to the best.
-#[derive(Clone, Copy, Debug)]
-pub struct MeaningCutoff {
-    /// At least this far above the median cosine...
-    pub above_median: f32,
-    /// ...and at most this far below the best one.
-    pub below_best: f32,
-}
-
-/// Injected whole by meaning: only the best match, and only when it stands far above the
-/// rest. Chosen with all-MiniLM-L6-v2 on the labelled set's design half (docs/recall.md):
-/// lower, and requests that need no memory get one.
-pub const MEANING_STRONG: MeaningCutoff = MeaningCutoff { above_median: 0.5, below_best: 0.0 };
-/// Named by its entry by meaning: the best match, standing well above the rest.
-pub const MEANING_PLAUSIBLE: MeaningCutoff = MeaningCutoff { above_median: 0.4, below_best: 0.0 };
+/// cosine means little alone: each model has its own range (all-MiniLM-L6-v2 puts unrelated
+/// texts near 0.06, multilingual-e5-small near 0.8). So only the best match counts, by how far
+/// it stands above the directory's typical memory (the median) for this request, as a share of
+/// the way from there to a perfect match (1).
+///
+/// Injected whole by meaning: standing more than half the way up. Chosen with
+/// all-MiniLM-L6-v2 on the labelled set's design half (docs/recall.md): lower, and requests
+/// that need no memory get one.
+pub const MEANING_STRONG: f32 = 0.55;
+/// Named by its entry by meaning.
+pub const MEANING_PLAUSIBLE: f32 = 0.45;
 
 /// [`rank`] with a second signal, each candidate's cosine with the request (`cosines`, in the
 /// candidates' order): a memory is strong when either signal finds it strong, plausible when
@@ -144,7 +138,7 @@ pub fn rank_with_meaning(
     cosines: &[f32],
 ) -> Vec<(String, Confidence)> {
     let lexical = rank(query, candidates);
-    let meaning = |cutoff: MeaningCutoff| by_meaning(cosines, cutoff);
+    let meaning = |share: f32| by_meaning(cosines, share);
     let path = |i: usize| candidates[i].path.clone();
     let of = |confidence| lexical.iter().filter(move |(_, c)| *c == confidence).map(|(p, _)| p.clone());
     let mut strong: Vec<String> = of(Confidence::Strong).collect();
@@ -168,19 +162,14 @@ pub fn rank_with_meaning(
         .collect()
 }
 
-/// The indexes of the candidates whose cosine passes `cutoff`, best first.
-fn by_meaning(cosines: &[f32], cutoff: MeaningCutoff) -> Vec<usize> {
+/// The best match by `cosines` when it stands `share` of the way from the median to 1.
+fn by_meaning(cosines: &[f32], share: f32) -> Option<usize> {
     let mut order: Vec<usize> = (0..cosines.len()).collect();
     order.sort_by(|&a, &b| cosines[b].total_cmp(&cosines[a]).then(a.cmp(&b)));
-    let Some(&first) = order.first() else { return Vec::new() };
-    let best = cosines[first];
+    let &best = order.first()?;
     let median = cosines[order[order.len() / 2]];
-    order
-        .into_iter()
-        .take_while(|&i| cosines[i] >= best - cutoff.below_best)
-        .filter(|&i| cosines[i] >= median + cutoff.above_median)
-        .take(crate::budget::SELECT_COUNT as usize)
-        .collect()
+    let stands_out = cosines[best] > median && cosines[best] >= median + share * (1.0 - median);
+    stands_out.then_some(best)
 }
 
 /// The indexes of the `scored` candidates `cutoff` keeps, best first.
@@ -699,6 +688,24 @@ mod tests {
             ["project_a.md", "feedback_b.md"]
         );
         assert_eq!(shortlist("anything", candidates.clone(), &bodies, 0).len(), 4);
+    }
+
+    #[test]
+    fn meaning_counts_the_best_match_by_how_far_it_stands_out_in_the_models_own_range() {
+        // The same standing in a model that spreads cosines (0.05 typical) and in one that
+        // packs them near 0.8 (multilingual-e5): the best stands out in both.
+        let wide = [0.05, 0.02, 0.62, 0.07, 0.04];
+        let packed = [0.80, 0.79, 0.915, 0.81, 0.80];
+        for cosines in [&wide[..], &packed[..]] {
+            assert_eq!(by_meaning(cosines, MEANING_STRONG), Some(2), "{cosines:?}");
+        }
+        // Only half as far up: plausible, not strong.
+        let near = [0.80, 0.79, 0.895, 0.81, 0.80];
+        assert_eq!(by_meaning(&near, MEANING_STRONG), None);
+        assert_eq!(by_meaning(&near, MEANING_PLAUSIBLE), Some(2));
+        // All alike (a model that returns one vector for everything): nothing stands out.
+        assert_eq!(by_meaning(&[1.0, 1.0, 1.0], MEANING_PLAUSIBLE), None);
+        assert_eq!(by_meaning(&[], MEANING_PLAUSIBLE), None);
     }
 
     #[test]
