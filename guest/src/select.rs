@@ -8,17 +8,54 @@ use crate::scan::MemoryHeader;
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
-/// Words that say nothing about which memory helps (checked before stemming). Sorted: they are
-/// looked up by binary search.
+/// Words that say nothing about which memory helps (checked before stemming): the commonest
+/// function words of English, German, Spanish and French, the languages written with spaces
+/// that memories and requests come in. Without them a German or Spanish request matches any
+/// memory in its language by its articles, and a single such memory makes the article look like
+/// a rare word. Words that are also words of code ("comment", "dies", "sin") are left out.
+/// Sorted by their bytes: they are looked up by binary search.
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get",
-    "how", "i", "in", "is", "it", "know", "me", "my", "need", "not", "of", "on", "or", "our", "should",
-    "that", "the", "there", "this", "to", "use", "used", "uses", "using", "we", "what", "when", "where",
-    "which", "why", "with", "you",
+    "a", "aber", "about", "al", "algo", "als", "am", "an", "and", "are", "as", "at", "au", "auch", "auf",
+    "aus", "aux", "avec", "be", "bei", "bin", "bis", "bitte", "by", "can", "ce", "ces", "cette", "como",
+    "con", "cuál", "cuándo", "cómo", "dans", "das", "dass", "de", "del", "dem", "den", "der", "des", "die",
+    "diese", "dieser", "dieses", "do", "doch", "does", "du", "dónde", "ein", "eine", "einem", "einen",
+    "einer", "el", "ella", "elle", "en", "er", "es", "esa", "ese", "eso", "est", "esta", "este", "esto",
+    "estoy", "está", "et", "for", "from", "für", "get", "gibt", "habe", "haben", "hay", "how", "i", "ich",
+    "ihr", "il", "ils", "im", "in", "is", "ist", "it", "je", "kann", "kannst", "know", "la", "las", "le",
+    "les", "leur", "lo", "los", "ma", "mais", "me", "mein", "meine", "mes", "mi", "mich", "mir", "mis",
+    "mit", "moi", "mon", "muy", "my", "mí", "nach", "ne", "need", "nicht", "noch", "nos", "not", "nous",
+    "nur", "o", "oder", "of", "on", "or", "ou", "our", "où", "par", "para", "pas", "pero", "peux", "plus",
+    "por", "porque", "pour", "pourquoi", "puedo", "quand", "que", "quel", "quelle", "qui", "quiero", "qué",
+    "sa", "se", "sein", "ser", "ses", "should", "si", "sich", "sie", "sind", "so", "son", "sont", "su",
+    "sur", "sus", "sí", "ta", "te", "tengo", "tes", "that", "the", "there", "this", "to", "ton", "tu", "tú",
+    "um", "un", "una", "und", "une", "uno", "unos", "uns", "use", "used", "uses", "using", "von", "vor",
+    "vous", "warum", "was", "we", "weil", "welche", "wenn", "what", "when", "where", "which", "why", "wie",
+    "wir", "wird", "with", "wo", "y", "ya", "you", "zu", "zum", "zur", "à",
 ];
 
 /// The longest of [`STOP_WORDS`], in bytes: longer words are not looked up.
-const LONGEST_STOP_WORD: usize = 6;
+const LONGEST_STOP_WORD: usize = 8;
+
+/// Chinese characters that only build sentences (particles, pronouns, "please", "how"), and
+/// every hiragana character (Japanese writes its grammar in hiragana, its terms in kanji and
+/// katakana). Alone they are no term; a pair of two of them ("这个", "怎么") is none either,
+/// while a pair with one ("性能", performance) still is, but for hiragana. Sorted, for binary
+/// search.
+const STOP_CHARS: &[char] = &[
+    '一', '下', '不', '与', '个', '为', '么', '也', '了', '什', '他', '以', '们', '会', '何', '你', '可',
+    '吗', '吧', '呢', '和', '啊', '在', '她', '好', '如', '它', '就', '帮', '得', '怎', '我', '或', '把',
+    '是', '有', '没', '的', '着', '给', '能', '被', '要', '让', '请', '还', '这', '那', '都',
+];
+
+/// True for a character of [`STOP_CHARS`] or any hiragana.
+fn is_stop_char(c: char) -> bool {
+    is_hiragana(c) || STOP_CHARS.binary_search(&c).is_ok()
+}
+
+/// Hiragana writes Japanese grammar: it makes no term, alone or in a pair ("トを", "書い").
+fn is_hiragana(c: char) -> bool {
+    matches!(c, '\u{3041}'..='\u{309F}')
+}
 
 /// [`STOP_WORDS`] as [`word_key`]s, in the same order: every word of every memory is looked
 /// up, and comparing integers rather than strings took a tenth of a recall over 10,000 memories.
@@ -471,15 +508,22 @@ fn each_term(text: &str, wanted: impl Fn(&[u8]) -> bool, mut f: impl FnMut(Optio
         for (i, c) in run.iter().enumerate() {
             pair.clear();
             pair.push(*c);
-            let next = run.get(i + 1);
+            let single = !is_stop_char(*c);
+            let next = run
+                .get(i + 1)
+                .filter(|next| (single || !is_stop_char(**next)) && !is_hiragana(*c) && !is_hiragana(**next));
             if !wanted(pair.as_bytes()) {
-                f(None);
+                if single {
+                    f(None);
+                }
                 if next.is_some() {
                     f(None);
                 }
                 continue;
             }
-            f(Some(&pair));
+            if single {
+                f(Some(&pair));
+            }
             if let Some(next) = next {
                 pair.push(*next);
                 f(Some(&pair));
@@ -638,6 +682,24 @@ mod tests {
         assert!(STOP_KEYS.windows(2).all(|w| w[0] < w[1]));
         assert!(STOP_WORDS.iter().all(|w| is_stop_word(w.as_bytes())));
         assert!(!["abou", "ab", "thes", "usingx", "", "ä"].iter().any(|w| is_stop_word(w.as_bytes())));
+    }
+
+    #[test]
+    fn function_words_of_each_language_are_no_terms() {
+        for (text, terms) in [
+            ("Wie kehre ich einen String in Go um?", &["kehre", "str", "go"][..]),
+            ("¿Cómo ordeno un diccionario por valor?", &["ordeno", "diccionario", "valor"]),
+            ("Où est la config pour le déploiement ?", &["config", "déploiement"]),
+            // Words that are also words of code stay ("dies" stems to "die").
+            ("comment sin dies", &["comment", "sin", "die"]),
+            // Chinese particles and pronouns are none alone or paired ("帮我", "这个"); a pair
+            // with another character is one ("性能", performance).
+            ("帮我看这个性能", &["我看", "看", "看这", "个性", "性", "性能"]),
+            // Japanese grammar is hiragana: the terms are the kanji and katakana.
+            ("テストを書いて", &["テ", "テス", "ス", "スト", "ト", "書"]),
+        ] {
+            assert_eq!(tokens(text), terms, "{text}");
+        }
     }
 
     #[test]
