@@ -36,23 +36,23 @@ const STOP_WORDS: &[&str] = &[
 /// The longest of [`STOP_WORDS`], in bytes: longer words are not looked up.
 const LONGEST_STOP_WORD: usize = 8;
 
-/// Chinese characters that only build sentences (particles, pronouns, "please", "how"), and
-/// every hiragana character (Japanese writes its grammar in hiragana, its terms in kanji and
-/// katakana). Alone they are no term; a pair of two of them ("这个", "怎么") is none either,
-/// while a pair with one ("性能", performance) still is, but for hiragana. Sorted, for binary
-/// search.
+/// Chinese characters that only build sentences (particles, pronouns, "please", "how"). Alone
+/// they make no term, nor does a pair of two of them ("这个", "怎么"); a pair with another
+/// character still does ("性能", performance). Hiragana, below, makes none in any pair. Sorted,
+/// for binary search.
 const STOP_CHARS: &[char] = &[
     '一', '下', '不', '与', '个', '为', '么', '也', '了', '什', '他', '以', '们', '会', '何', '你', '可',
     '吗', '吧', '呢', '和', '啊', '在', '她', '好', '如', '它', '就', '帮', '得', '怎', '我', '或', '把',
     '是', '有', '没', '的', '着', '给', '能', '被', '要', '让', '请', '还', '这', '那', '都',
 ];
 
-/// True for a character of [`STOP_CHARS`] or any hiragana.
+/// True for a character of [`STOP_CHARS`] or any hiragana: neither makes a term alone.
 fn is_stop_char(c: char) -> bool {
     is_hiragana(c) || STOP_CHARS.binary_search(&c).is_ok()
 }
 
-/// Hiragana writes Japanese grammar: it makes no term, alone or in a pair ("トを", "書い").
+/// Japanese writes its grammar in hiragana, its terms in kanji and katakana: hiragana makes
+/// no term, alone or in a pair ("トを", "書い").
 fn is_hiragana(c: char) -> bool {
     matches!(c, '\u{3041}'..='\u{309F}')
 }
@@ -610,6 +610,14 @@ mod tests {
         rank(query, candidates).into_iter().map(|(path, _)| path).collect()
     }
 
+    /// A memory of the kind its file name begins with.
+    fn typed(path: &str, name: &str, description: &str) -> MemoryHeader {
+        MemoryHeader {
+            memory_type: MemoryType::parse(path.split('_').next().unwrap()),
+            ..header(path, name, description)
+        }
+    }
+
     #[test]
     fn no_stop_word_is_longer_than_the_lookup_allows() {
         assert_eq!(STOP_WORDS.iter().map(|w| w.len()).max(), Some(LONGEST_STOP_WORD));
@@ -724,15 +732,12 @@ mod tests {
 
     #[test]
     fn the_shortlist_reads_bodies_then_fills_with_user_and_feedback_memories() {
-        let mut candidates = vec![
-            header("project_a.md", "Release train", "Dates of the spring release"),
-            header("feedback_b.md", "Terse replies", "No closing summaries"),
-            header("reference_c.md", "Grafana", "Dashboards"),
-            header("project_d.md", "Billing rewrite", "Status of the rewrite"),
+        let candidates = vec![
+            typed("project_a.md", "Release train", "Dates of the spring release"),
+            typed("feedback_b.md", "Terse replies", "No closing summaries"),
+            typed("reference_c.md", "Grafana", "Dashboards"),
+            typed("project_d.md", "Billing rewrite", "Status of the rewrite"),
         ];
-        candidates[1].memory_type = Some(MemoryType::Feedback);
-        candidates[0].memory_type = Some(MemoryType::Project);
-        candidates[3].memory_type = Some(MemoryType::Project);
         let bodies = [
             "".to_string(),
             "".to_string(),
@@ -772,15 +777,12 @@ mod tests {
 
     #[test]
     fn the_shortlist_brings_memories_named_like_the_best_matches() {
-        let mut candidates = vec![
-            header("feedback_style.md", "Terse replies", "No closing summaries"),
-            header("feedback_homelab_home_assistant.md", "Home Assistant in git", "Automations are YAML"),
-            header("project_homelab_heating.md", "Heating schedule", "Radiators in every room"),
-            header("project_billing.md", "Billing rewrite", "Invoices move to the ledger"),
+        let candidates = vec![
+            typed("feedback_style.md", "Terse replies", "No closing summaries"),
+            typed("feedback_homelab_home_assistant.md", "Home Assistant in git", "Automations are YAML"),
+            typed("project_homelab_heating.md", "Heating schedule", "Radiators in every room"),
+            typed("project_billing.md", "Billing rewrite", "Invoices move to the ledger"),
         ];
-        for c in &mut candidates {
-            c.memory_type = MemoryType::parse(c.path.split('_').next().unwrap());
-        }
         let paths = |list: Vec<MemoryHeader>| list.into_iter().map(|h| h.path).collect::<Vec<_>>();
         // Only the heating project shares a word with the request; the Home Assistant rule
         // shares its project's name, and comes before memories shortlisted for their kind.
