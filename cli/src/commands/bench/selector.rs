@@ -137,13 +137,11 @@ pub fn run(ctx: &Context, args: &super::Args, out: &mut dyn Write, err: &mut dyn
             .iter()
             .filter(|e| offline.selected.contains(e) || named.contains(&e.as_str()))
             .count();
-        let offered =
-            short.as_ref().map_or(0, |r| request.expected.iter().filter(|e| offers(&r.user, e)).count());
+        let not_offered: Vec<&String> = short
+            .as_ref()
+            .map_or_else(Vec::new, |r| request.expected.iter().filter(|e| !offers(&r.user, e)).collect());
+        let offered = if short.is_some() { request.expected.len() - not_offered.len() } else { 0 };
         if verbose {
-            let not_offered: Vec<&String> = match &short {
-                Some(r) => request.expected.iter().filter(|e| !offers(&r.user, e)).collect(),
-                None => Vec::new(),
-            };
             writeln!(
                 err,
                 "{:>3}/{:<2} {:<2} {:?} expected {:?} selected {:?} named {:?} not shortlisted {:?}",
