@@ -6,7 +6,7 @@
 //! configured shortlist and with every memory. A benchmark: it reports, it asserts nothing.
 
 use crate::context::{Context, Failure, Outcome};
-use memdir_core::model::Step;
+use memdir_core::model::ModelCall;
 use memdir_core::recall;
 use memdir_core::target::Target;
 use memdir_harness::ConfinedFs;
@@ -78,7 +78,9 @@ struct Tally {
 /// name.
 pub fn run(ctx: &Context, args: &super::Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     let (shortlist, verbose) = (args.shortlist, args.verbose);
-    let mut embedder = crate::ops::recall::recall_embedder(ctx, args.embeddings.as_deref())?;
+    // One embedder for each recall, as `memdir recall` makes: its calls share one deadline.
+    let embedder = || crate::ops::recall::recall_embedder(ctx, args.embeddings.as_deref());
+    let embeddings_label = embedder()?.map(|e| e.label());
     let set = Set::read(&args.set)?;
     let temp = tempfile::Builder::new().prefix("memdir-bench-selector-").tempdir()?;
     let home = temp.path().join("home");
@@ -97,6 +99,8 @@ pub fn run(ctx: &Context, args: &super::Args, out: &mut dyn Write, err: &mut dyn
     let mut all = Tally::default();
     // Even requests were looked at while choosing the cutoffs; odd ones were held out.
     let mut halves: [Tally; 2] = Default::default();
+    // Recalls the embeddings model failed (a timeout, say): their figures are words alone.
+    let mut fell_back = 0;
     for (n, request) in set.requests.iter().enumerate() {
         let (dir, _) = dirs
             .get(&request.dir)
@@ -107,28 +111,37 @@ pub fn run(ctx: &Context, args: &super::Args, out: &mut dyn Write, err: &mut dyn
                 ("MEMDIR_RECALL_SHORTLIST".to_string(), shortlist.to_string()),
             ]
         };
-        let label = embedder.as_ref().map(|e| e.label());
         let input = |offline: bool, shortlist: u32| recall::Input {
             target: Target { cwd: dir.clone(), env: env(shortlist), memory_dir: Some(dir.clone()) },
             query: request.query.clone(),
             now_ms,
             offline,
-            embeddings: label.clone(),
+            embeddings: embeddings_label.clone(),
             ..recall::Input::default()
         };
         let first = core.recall_start(&input(true, shortlist))?;
-        let embeddings = embedder.as_deref_mut().map(|e| e as &mut dyn memdir_harness::llm::Embedder);
+        let mut offline_embedder = embedder()?;
+        let embeddings = offline_embedder.as_deref_mut().map(|e| e as &mut dyn memdir_harness::llm::Embedder);
         let offline =
             drive_with(first, None, embeddings, |state, reply| core.recall_resume(state, reply), |_| {})?;
-        if verbose && offline.diagnostics.iter().any(|d| d.contains("by words alone")) {
+        let words_alone = offline.diagnostics.iter().any(|d| d.contains("by words alone"));
+        fell_back += usize::from(words_alone);
+        if verbose && words_alone {
             writeln!(err, "    {:?}", offline.diagnostics)?;
         }
-        let asked = |step: Step<recall::RecallResult>| match step {
-            Step::Ask(call) => Some(call.request),
-            Step::Embed(_) | Step::Done(_) => None,
+        // What a model would be asked: the recall is driven (vectors first, with an embeddings
+        // model) up to its question, which is kept, and left unanswered.
+        let mut asked = |shortlist: u32| -> Result<_, Failure> {
+            let mut request = None;
+            let first = core.recall_start(&input(false, shortlist))?;
+            let mut embedder = embedder()?;
+            let embeddings = embedder.as_deref_mut().map(|e| e as &mut dyn memdir_harness::llm::Embedder);
+            let keep = |call: &ModelCall| request = Some(call.request.clone());
+            drive_with(first, None, embeddings, |state, reply| core.recall_resume(state, reply), keep)?;
+            Ok(request)
         };
-        let short = asked(core.recall_start(&input(false, shortlist))?);
-        let full = asked(core.recall_start(&input(false, 0))?);
+        let short = asked(shortlist)?;
+        let full = asked(0)?;
         let hits = request.expected.iter().filter(|e| offline.selected.contains(e)).count();
         let named: Vec<&str> =
             offline.attachments.iter().filter(|a| !a.whole).map(|a| a.path.as_str()).collect();
@@ -183,7 +196,7 @@ pub fn run(ctx: &Context, args: &super::Args, out: &mut dyn Write, err: &mut dyn
     writeln!(
         out,
         "Offline selector{} and model shortlist ({shortlist}) on {} ({} requests)\n",
-        embedder.as_ref().map_or(String::new(), |e| format!(" with embeddings `{}`", e.label())),
+        embeddings_label.as_ref().map_or(String::new(), |label| format!(" with embeddings `{label}`")),
         args.set.file_name().unwrap_or_default().to_string_lossy(),
         all.requests
     )?;
@@ -203,6 +216,13 @@ pub fn run(ctx: &Context, args: &super::Args, out: &mut dyn Write, err: &mut dyn
         ])
     {
         writeln!(out, "| {label} ({}) | {memories} | {} |", tally.requests, row(tally))?;
+    }
+    if embeddings_label.is_some() {
+        writeln!(
+            out,
+            "\nRecalls the embeddings model failed, left to words alone: {fell_back} of {}",
+            all.requests
+        )?;
     }
     Ok(())
 }
