@@ -113,7 +113,7 @@ struct State {
 /// Starts a recall turn: skip, rank offline (asking for vectors first when the host has an
 /// embeddings model), or ask the model to select.
 pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
-    start_with(fs, input, Progress::default())
+    start_with(fs, input, Progress::default(), None)
 }
 
 /// What a recall waiting for vectors keeps: the recall, started again with each reply.
@@ -131,7 +131,14 @@ enum Resumed {
     Selection(State),
 }
 
-fn start_with(fs: &dyn Fs, input: &Input, mut embedding: Progress) -> Result<Step<RecallResult>> {
+/// [`start`], with the embeddings model's progress so far, and why meaning was given up, if it
+/// was (a diagnostic for the result).
+fn start_with(
+    fs: &dyn Fs,
+    input: &Input,
+    mut embedding: Progress,
+    given_up: Option<String>,
+) -> Result<Step<RecallResult>> {
     let mut session = Session::from_json(&input.session).map_err(Error::InvalidInput)?;
     let resolved = input.target.resolve(fs)?;
     // A memory directory named outright is recalled alone (a demo, a bench, a test).
@@ -149,32 +156,38 @@ fn start_with(fs: &dyn Fs, input: &Input, mut embedding: Progress) -> Result<Ste
         now_ms: input.now_ms,
     };
     let selector = if input.offline { Selector::Offline } else { Selector::Model };
+    let given_up = given_up.map(|why| format!("{why}; recalled by words alone"));
     let pending = match prepare(fs, &turn, &mut session) {
         Ok(Ok(pending)) => pending,
-        Ok(Err(skip)) => return Ok(Step::Done(finish(Outcome::default(), Some(skip), selector, &session))),
+        Ok(Err(skip)) => {
+            let outcome = Outcome { diagnostics: given_up.into_iter().collect(), ..Outcome::default() };
+            return Ok(Step::Done(finish(outcome, Some(skip), selector, &session)));
+        }
         Err(e) => return Err(e),
     };
-    if input.offline {
-        let mut notes = pending.notes.clone();
-        let semantic = match &input.embeddings {
-            None => None,
-            Some(model) => {
-                let dir = &resolved.memory_dir;
-                match embeddings::next(fs, dir, model, &input.query, &pending.candidates, &mut embedding) {
-                    Ok(Next::Ask(texts)) => {
-                        let call = embedding.calls;
-                        let state = EmbedState { recall: input.clone(), embedding };
-                        let state = serde_json::to_string(&state).expect("recall states always serialise");
-                        return Ok(Step::Embed(EmbedCall { texts, state, call }));
-                    }
-                    Ok(Next::Scores(scores)) => Some(scores),
-                    Err(why) => {
-                        notes.push(format!("{why}; recalled by words alone"));
-                        None
-                    }
+    let mut notes: Vec<String> = given_up.into_iter().chain(pending.notes.iter().cloned()).collect();
+    // Meaning, when the host has an embeddings model: offline it ranks beside words; for a
+    // model, it brings the memories closest in meaning into the shortlist.
+    let semantic = match &input.embeddings {
+        None => None,
+        Some(model) => {
+            let dir = &resolved.memory_dir;
+            match embeddings::next(fs, dir, model, &input.query, &pending.candidates, &mut embedding) {
+                Ok(Next::Ask(texts)) => {
+                    let call = embedding.calls;
+                    let state = EmbedState { recall: input.clone(), embedding };
+                    let state = serde_json::to_string(&state).expect("recall states always serialise");
+                    return Ok(Step::Embed(EmbedCall { texts, state, call }));
+                }
+                Ok(Next::Scores(scores)) => Some(scores),
+                Err(why) => {
+                    notes.push(format!("{why}; recalled by words alone"));
+                    None
                 }
             }
-        };
+        }
+    };
+    if input.offline {
         let mut outcome = offline(fs, &turn, &mut session, &pending, semantic.as_deref());
         outcome.diagnostics.splice(0..0, notes);
         return Ok(Step::Done(finish(outcome, None, selector, &session)));
@@ -186,10 +199,11 @@ fn start_with(fs: &dyn Fs, input: &Input, mut embedding: Progress) -> Result<Ste
         0 => scan::MAX_FILES,
         n => n.min(scan::MAX_FILES),
     };
-    let candidates = select::shortlist(&input.query, pending.candidates, &[], scan::MAX_FILES);
+    let near = semantic.map_or_else(Vec::new, |cosines| select::nearest(&pending.candidates, &cosines));
+    let candidates = select::shortlist(&input.query, pending.candidates, &[], &near, scan::MAX_FILES);
     let bodies =
         if candidates.len() > shortlist { bodies(fs, turn.memory_dir, &candidates) } else { Vec::new() };
-    let candidates = select::shortlist(&input.query, candidates, &bodies, shortlist);
+    let candidates = select::shortlist(&input.query, candidates, &bodies, &near, shortlist);
     let request = request(&turn, &manifest::format(&candidates));
     let state = State {
         memory_dir: resolved.memory_dir.clone(),
@@ -199,7 +213,7 @@ fn start_with(fs: &dyn Fs, input: &Input, mut embedding: Progress) -> Result<Ste
         session,
         candidates: candidates.iter().map(|c| c.path.clone()).collect(),
         shared,
-        notes: pending.notes,
+        notes,
     };
     Ok(model::ask(request, &state, 1, 1))
 }
@@ -235,14 +249,9 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<RecallResul
                     Reply::Text(_) => Some("the host answered with text where vectors were asked".into()),
                 };
                 return match failed {
-                    None => start_with(fs, &recall, embedding),
+                    None => start_with(fs, &recall, embedding, None),
                     Some(why) => {
-                        let recall = Input { embeddings: None, ..recall };
-                        let mut step = start(fs, &recall)?;
-                        if let Step::Done(result) = &mut step {
-                            result.diagnostics.insert(0, format!("{why}; recalled by words alone"));
-                        }
-                        Ok(step)
+                        start_with(fs, &Input { embeddings: None, ..recall }, Progress::default(), Some(why))
                     }
                 };
             }

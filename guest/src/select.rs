@@ -163,8 +163,8 @@ pub fn rank(query: &str, candidates: &[MemoryHeader]) -> Vec<(String, Confidence
 /// all-MiniLM-L6-v2 on the labelled set's design half (docs/recall.md): lower, and requests
 /// that need no memory get one.
 pub const MEANING_STRONG: f32 = 0.55;
-/// Named by its entry by meaning.
-pub const MEANING_PLAUSIBLE: f32 = 0.45;
+/// Named by its entry by meaning: half the way up.
+pub const MEANING_PLAUSIBLE: f32 = 0.5;
 
 /// [`rank`] with a second signal, each candidate's cosine with the request (`cosines`, in the
 /// candidates' order): a memory is strong when either signal finds it strong, plausible when
@@ -233,6 +233,7 @@ pub fn shortlist(
     query: &str,
     candidates: Vec<MemoryHeader>,
     bodies: &[String],
+    near: &[String],
     size: usize,
 ) -> Vec<MemoryHeader> {
     if size == 0 || candidates.len() <= size {
@@ -260,7 +261,8 @@ pub fn shortlist(
     };
     let mut placed = vec![false; candidates.len()];
     let mut order: Vec<usize> = Vec::with_capacity(candidates.len());
-    for i in scored.iter().map(|(_, i)| *i).chain(related) {
+    let near = near.iter().filter_map(|path| candidates.iter().position(|c| c.path == *path));
+    for i in scored.iter().map(|(_, i)| *i).chain(near).chain(related) {
         if !placed[i] {
             placed[i] = true;
             order.push(i);
@@ -273,6 +275,19 @@ pub fn shortlist(
         keep[i] = true;
     }
     candidates.into_iter().zip(keep).filter_map(|(c, k)| k.then_some(c)).collect()
+}
+
+/// How many memories closest in meaning to the request a model is offered whatever their
+/// words, when the host has an embeddings model.
+pub const NEAREST: usize = 10;
+
+/// The paths of the [`NEAREST`] candidates by `cosines` (in the candidates' order), closest
+/// first: for the shortlist, where meaning reaches what words miss (a request in English for a
+/// rule written in Chinese). A model judges them; nothing is injected for being near.
+pub fn nearest(candidates: &[MemoryHeader], cosines: &[f32]) -> Vec<String> {
+    let mut order: Vec<usize> = (0..cosines.len().min(candidates.len())).collect();
+    order.sort_by(|&a, &b| cosines[b].total_cmp(&cosines[a]).then(a.cmp(&b)));
+    order.into_iter().take(NEAREST).map(|i| candidates[i].path.clone()).collect()
 }
 
 /// How many of the best matches lend their topic to the shortlist.
@@ -747,14 +762,14 @@ mod tests {
         let paths = |list: Vec<MemoryHeader>| list.into_iter().map(|h| h.path).collect::<Vec<_>>();
         // "stripe" is only in a body; then the feedback memory; kept in the candidates' order.
         assert_eq!(
-            paths(shortlist("retry the stripe webhooks", candidates.clone(), &bodies, 2)),
+            paths(shortlist("retry the stripe webhooks", candidates.clone(), &bodies, &[], 2)),
             ["feedback_b.md", "project_d.md"]
         );
         assert_eq!(
-            paths(shortlist("retry the stripe webhooks", candidates.clone(), &[], 2)),
+            paths(shortlist("retry the stripe webhooks", candidates.clone(), &[], &[], 2)),
             ["project_a.md", "feedback_b.md"]
         );
-        assert_eq!(shortlist("anything", candidates.clone(), &bodies, 0).len(), 4);
+        assert_eq!(shortlist("anything", candidates.clone(), &bodies, &[], 0).len(), 4);
     }
 
     #[test]
@@ -766,8 +781,8 @@ mod tests {
         for cosines in [&wide[..], &packed[..]] {
             assert_eq!(by_meaning(cosines, MEANING_STRONG), Some(2), "{cosines:?}");
         }
-        // Only half as far up: plausible, not strong.
-        let near = [0.80, 0.79, 0.895, 0.81, 0.80];
+        // Half the way up: plausible, not strong.
+        let near = [0.80, 0.79, 0.905, 0.81, 0.80];
         assert_eq!(by_meaning(&near, MEANING_STRONG), None);
         assert_eq!(by_meaning(&near, MEANING_PLAUSIBLE), Some(2));
         // All alike (a model that returns one vector for everything): nothing stands out.
@@ -787,12 +802,12 @@ mod tests {
         // Only the heating project shares a word with the request; the Home Assistant rule
         // shares its project's name, and comes before memories shortlisted for their kind.
         assert_eq!(
-            paths(shortlist("the bedroom is cold, turn up the radiators", candidates.clone(), &[], 2)),
+            paths(shortlist("the bedroom is cold, turn up the radiators", candidates.clone(), &[], &[], 2)),
             ["feedback_homelab_home_assistant.md", "project_homelab_heating.md"]
         );
         // A kind is not a topic: the other project is not brought along, the feedback is.
         assert_eq!(
-            paths(shortlist("turn up the radiators", candidates, &[], 3)),
+            paths(shortlist("turn up the radiators", candidates, &[], &[], 3)),
             ["feedback_style.md", "feedback_homelab_home_assistant.md", "project_homelab_heating.md"]
         );
     }

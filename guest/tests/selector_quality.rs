@@ -70,6 +70,7 @@ fn measure(verbose: bool) -> Tally {
             query,
             candidates.clone(),
             &bodies,
+            &[],
             memdir_core::switches::DEFAULT_RECALL_SHORTLIST as usize,
         )
         .into_iter()

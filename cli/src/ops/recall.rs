@@ -22,7 +22,7 @@ pub struct Query<'a> {
     /// The user said not to use memory.
     pub ignore_memory: bool,
     /// The embeddings model (a spec of [`llm::embeddings::from_spec`]); `None` reads
-    /// `$MEMDIR_EMBEDDINGS`, and without it offline recall ranks by words alone.
+    /// `$MEMDIR_EMBEDDINGS`, and without it recall ranks and shortlists by words alone.
     pub embeddings: Option<&'a str>,
 }
 
@@ -37,13 +37,10 @@ pub fn recall(
     let mut core = ctx.core(index_grant(ctx, query)?)?;
     // A spec from the environment that does not parse costs the meaning, not the recall (a
     // hook runs on every prompt); one given on the command line is refused.
-    let (mut embedder, note) = match model {
-        Some(_) => (None, None),
-        None => match recall_embedder(ctx, query.embeddings) {
-            Ok(embedder) => (embedder, None),
-            Err(e) if query.embeddings.is_none() => (None, Some(format!("MEMDIR_EMBEDDINGS: {}", e.message))),
-            Err(e) => return Err(e),
-        },
+    let (mut embedder, note) = match recall_embedder(ctx, query.embeddings) {
+        Ok(embedder) => (embedder, None),
+        Err(e) if query.embeddings.is_none() => (None, Some(format!("MEMDIR_EMBEDDINGS: {}", e.message))),
+        Err(e) => return Err(e),
     };
     let input = Input {
         target: Target {
@@ -68,7 +65,7 @@ pub fn recall(
     Ok(result)
 }
 
-/// The embeddings model offline recall uses: `spec`, else `$MEMDIR_EMBEDDINGS`, else none.
+/// The embeddings model recall uses: `spec`, else `$MEMDIR_EMBEDDINGS`, else none.
 pub fn recall_embedder(ctx: &Context, spec: Option<&str>) -> Result<Option<Box<dyn llm::Embedder>>, Failure> {
     let spec = spec.or_else(|| ctx.var("MEMDIR_EMBEDDINGS")).unwrap_or("off");
     llm::embeddings::from_spec(spec, ctx.env()).map_err(Failure::input)

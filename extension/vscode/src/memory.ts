@@ -33,7 +33,7 @@ export function coreEnv(): Env {
 }
 
 /**
- * The user's embeddings model for offline recall (issue 27), when both its settings are set.
+ * The user's embeddings model for recall (issue 27), when both its settings are set.
  * Application settings only: a repository cannot send memory to a server of its choosing.
  */
 function embeddings(): { label: string; embed: Embed } | undefined {
@@ -347,8 +347,9 @@ export class Workspace {
 
   /**
    * One recall turn for `query` (R7): the model picks, or the offline selector ranks when there
-   * is no model (by meaning too, with the `memdir.embeddings` settings). `session` keeps the
-   * session's JSON (budgets, what was surfaced) between turns.
+   * is no model. With the `memdir.embeddings` settings, meaning ranks beside words offline and
+   * brings the closest memories into the model's shortlist. `session` keeps the session's JSON
+   * (budgets, what was surfaced) between turns.
    */
   async recall(
     query: string,
@@ -367,7 +368,7 @@ export class Workspace {
       offline: ask === undefined,
       embeddings: undefined as string | undefined,
     };
-    const embedder = ask === undefined ? embeddings() : undefined;
+    const embedder = embeddings();
     input.embeddings = embedder?.label;
     const noModel = () => Promise.reject(new Error("no model"));
     const started = performance.now();
