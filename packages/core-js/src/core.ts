@@ -400,8 +400,9 @@ export class MemoryCore {
   }
 
   /**
-   * A recall turn (R7): the model selects through `ask`, or the offline selector ranks — by
-   * meaning too when `input.embeddings` names the model `embed` calls (issue 27).
+   * A recall turn (R7): the model selects through `ask`, or the offline selector ranks. When
+   * `input.embeddings` names the model `embed` calls (issue 27), meaning ranks beside words
+   * offline, and the memories closest in meaning join a model's shortlist.
    */
   recall(grant: ConfinedFs, input: RecallInput, ask: (request: ModelRequest) => Promise<string>, embed?: Embed): Promise<RecallResult> {
     const first = this.call("recall.start", grant, (r) => r.recall.start(input));

@@ -1,4 +1,4 @@
-// An embeddings model for offline recall (issue 27, item 2): the OpenAI-compatible
+// An embeddings model for recall (issue 27, item 2): the OpenAI-compatible
 // `/v1/embeddings` that ollama, llama.cpp's server, LM Studio and vLLM serve. The host's side
 // only: it moves texts out and vectors back; whether the vectors are usable is the core's to
 // judge (`MemoryCore.recall` with `input.embeddings` set to `label`).
