@@ -110,8 +110,8 @@ struct State {
     notes: Vec<String>,
 }
 
-/// Starts a recall turn: skip, rank offline (asking for vectors first when the host has an
-/// embeddings model), or ask the model to select.
+/// Starts a recall turn: skip, rank offline, or ask the model to select; either way asking for
+/// vectors first when the host has an embeddings model.
 pub fn start(fs: &dyn Fs, input: &Input) -> Result<Step<RecallResult>> {
     start_with(fs, input, Progress::default(), None)
 }
