@@ -201,8 +201,7 @@ pub fn rank_with_meaning(
 
 /// The best match by `cosines` when it stands `share` of the way from the median to 1.
 fn by_meaning(cosines: &[f32], share: f32) -> Option<usize> {
-    let mut order: Vec<usize> = (0..cosines.len()).collect();
-    order.sort_by(|&a, &b| cosines[b].total_cmp(&cosines[a]).then(a.cmp(&b)));
+    let order = closest_first(cosines);
     let &best = order.first()?;
     let median = cosines[order[order.len() / 2]];
     let stands_out = cosines[best] > median && cosines[best] >= median + share * (1.0 - median);
@@ -285,9 +284,15 @@ pub const NEAREST: usize = 10;
 /// first: for the shortlist, where meaning reaches what words miss (a request in English for a
 /// rule written in Chinese). A model judges them; nothing is injected for being near.
 pub fn nearest(candidates: &[MemoryHeader], cosines: &[f32]) -> Vec<String> {
-    let mut order: Vec<usize> = (0..cosines.len().min(candidates.len())).collect();
-    order.sort_by(|&a, &b| cosines[b].total_cmp(&cosines[a]).then(a.cmp(&b)));
+    let order = closest_first(&cosines[..cosines.len().min(candidates.len())]);
     order.into_iter().take(NEAREST).map(|i| candidates[i].path.clone()).collect()
+}
+
+/// The indexes of `cosines`, highest first (ties in index order).
+fn closest_first(cosines: &[f32]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..cosines.len()).collect();
+    order.sort_by(|&a, &b| cosines[b].total_cmp(&cosines[a]).then(a.cmp(&b)));
+    order
 }
 
 /// How many of the best matches lend their topic to the shortlist.
