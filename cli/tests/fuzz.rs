@@ -133,7 +133,11 @@ fn frontmatter_reads_back_what_save_wrote_and_takes_any_text() {
                 utc_offset_minutes: 0,
                 scope: None,
             };
-            let Ok(saved) = writer::save_in(&fs, &d, false, &memory) else { return Ok(()) };
+            let Ok(saved) =
+                writer::save_in(&fs, &d, false, &memory, &writer::Guard { policy: None, now_ms: 0 })
+            else {
+                return Ok(());
+            };
             let text = std::fs::read_to_string(dir.join(&saved.path)).unwrap();
             let fm = frontmatter::parse(&text, false);
             prop_assert_eq!(fm.description.as_deref(), Some(description.trim()));

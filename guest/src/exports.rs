@@ -750,8 +750,12 @@ mod component {
             trash::restore_for(&HostFs, &core_target(target), &id, now_ms).map(wit_trashed).map_err(wit_error)
         }
 
-        fn forget(target: wit::Target, path: String) -> Result<ex::writer::ForgetReport, wit::Error> {
-            let report = writer::forget(&HostFs, &core_target(target), &path).map_err(wit_error)?;
+        fn forget(
+            target: wit::Target,
+            path: String,
+            now_ms: i64,
+        ) -> Result<ex::writer::ForgetReport, wit::Error> {
+            let report = writer::forget(&HostFs, &core_target(target), &path, now_ms).map_err(wit_error)?;
             Ok(ex::writer::ForgetReport {
                 path: report.path,
                 index_lines_removed: saturate(report.index_lines_removed),
@@ -1087,7 +1091,7 @@ mod table {
                 let r: SaveRequest = de(func, arg(0))?;
                 wit(writer::save(fs, &Save { target: &r.target, memory: r.memory() }))
             }
-            "writer.forget" => wit(writer::forget(fs, &de(func, arg(0))?, &s(1)?)),
+            "writer.forget" => wit(writer::forget(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
             "check.fix" => wit(crate::check::fix(fs, &de(func, arg(0))?, de(func, arg(1))?)),
             "check.start" => wit(crate::check::start(fs, &de(func, arg(0))?, de(func, arg(1))?)),
             "check.resume" => wit(crate::check::resume(fs, &s(0)?, de(func, arg(1))?)),

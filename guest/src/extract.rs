@@ -762,32 +762,58 @@ fn apply_one(
     path: &str,
 ) -> std::result::Result<(), String> {
     match check_one(fs, input, op, kind, path)? {
-        Planned::Delete { rel } => {
-            keep_in_trash(fs, input, &rel)?;
-            writer::forget_in(fs, input.memory_dir, &rel).map(|_| ()).map_err(|e| e.to_string())
-        }
-        Planned::Save { rel, exists, superseded, memory } => {
-            if exists {
-                keep_in_trash(fs, input, &rel)?;
-            }
-            let memory = Planned::in_file(&memory, &rel, superseded);
-            writer::save_in(fs, input.memory_dir, false, &memory).map(|_| ()).map_err(|e| e.to_string())
+        // The writer keeps what it overwrites or removes in the trash first, and judges the
+        // policy on each of those files again.
+        Planned::Delete { rel } => writer::forget_in(fs, input.memory_dir, &rel, &input.guard())
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+        planned @ Planned::Save { .. } => {
+            let memory = planned.memory().expect("a save");
+            writer::save_in(fs, input.memory_dir, false, &memory, &input.guard())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
         }
     }
 }
 
-/// An operation that passed every check, ready to apply.
+/// An operation that passed every check, ready to apply. The files it changes are decided here,
+/// once, so every check (confinement, policy, trash, the cap, the proposal) sees the files the
+/// write really touches (issue 44).
 enum Planned<'a> {
     Delete {
         rel: String,
     },
-    /// `memory` without its file: it goes to `rel`, or replaces it when `superseded`.
+    /// `memory`, with the file it is written to: the one the operation names, or for an
+    /// update under a new name a new file that replaces it (issue 14).
     Save {
-        rel: String,
-        exists: bool,
-        superseded: bool,
+        file: String,
+        replaces: Option<String>,
+        /// The existing memories the write overwrites or removes: the named one, and those
+        /// whose `[[links]]` a rename rewrites.
+        changed: Vec<String>,
+        /// The memory, without its file.
         memory: writer::Memory<'a>,
     },
+}
+
+impl Planned<'_> {
+    /// The memory a save writes, in its file.
+    fn memory(&self) -> Option<writer::Memory<'_>> {
+        match self {
+            Planned::Save { file, replaces, memory, .. } => {
+                Some(writer::Memory { file: Some(file), replaces: replaces.as_deref(), ..*memory })
+            }
+            Planned::Delete { .. } => None,
+        }
+    }
+}
+
+impl Landing<'_> {
+    /// The writer's guard for this run: the policy judged again on every file a write touches,
+    /// and the trash.
+    fn guard(&self) -> writer::Guard<'_> {
+        writer::Guard { policy: Some(self.policy), now_ms: self.now_ms }
+    }
 }
 
 /// How the policy treats a valid operation (`None` for one that fails a check), and the type
@@ -800,29 +826,19 @@ pub fn write_mode(fs: &dyn Fs, target: &Landing<'_>, op: &Value) -> Option<(Opti
     let planned = check_one(fs, target, op, kind, path).ok()?;
     let mode_of =
         |t: Option<MemoryType>| t.map_or_else(|| target.policy.strictest(), |t| target.policy.mode(t));
-    let (written, removed) = match &planned {
-        Planned::Save { memory, exists: false, .. } => (Some(memory.memory_type), None),
-        Planned::Save { memory, rel, .. } => (Some(memory.memory_type), Some(type_of(fs, target, rel))),
-        Planned::Delete { rel } => (None, Some(type_of(fs, target, rel))),
+    // The type written, and the type of every memory the write overwrites or removes.
+    let (written, removed): (Option<MemoryType>, Vec<&str>) = match &planned {
+        Planned::Save { memory, changed, .. } => {
+            (Some(memory.memory_type), changed.iter().map(String::as_str).collect())
+        }
+        Planned::Delete { rel } => (None, vec![rel.as_str()]),
     };
     let mut modes = written.map(|t| (Some(t), mode_of(Some(t)))).into_iter().collect::<Vec<_>>();
-    if let Some(removed) = removed {
+    for rel in removed {
+        let removed = writer::type_of(fs, target.memory_dir, rel);
         modes.push((removed, mode_of(removed)));
     }
     modes.into_iter().max_by_key(|(_, mode)| *mode)
-}
-
-/// The type a memory file says it is; `None` when it cannot be read or does not say.
-fn type_of(fs: &dyn Fs, target: &Landing<'_>, rel: &str) -> Option<MemoryType> {
-    let bytes = fs.read_file(&join(target.memory_dir, rel), 64 * 1024).ok()?;
-    crate::frontmatter::parse(&String::from_utf8_lossy(&bytes).replace("\r\n", "\n"), false).memory_type
-}
-
-impl Planned<'_> {
-    /// `memory` saved at `rel`, or under its own name replacing `rel` (an update that renames).
-    fn in_file<'m>(memory: &writer::Memory<'m>, rel: &'m str, superseded: bool) -> writer::Memory<'m> {
-        writer::Memory { file: (!superseded).then_some(rel), replaces: superseded.then_some(rel), ..*memory }
-    }
 }
 
 /// Every check an operation must pass, against the directory as it is now, writing nothing.
@@ -871,14 +887,6 @@ fn check_one<'a>(
             let text = |k: &str| op[k].as_str().ok_or_else(|| format!("`{k}` is missing"));
             let memory_type = MemoryType::parse(text("type")?)
                 .ok_or_else(|| "`type` must be user, feedback, project or reference".to_string())?;
-            // An update under another name replaces the memory (issue 14): the new one is
-            // saved under its own name and the old one goes, its index line and links following.
-            let superseded = kind == "update" && {
-                let old = fs.read_file(&join(input.memory_dir, &rel), 1 << 20).unwrap_or_default();
-                let old_name = crate::frontmatter::parse(&String::from_utf8_lossy(&old), false).name;
-                old_name
-                    .is_some_and(|n| crate::links::slug(&n) != crate::links::slug(text("name").unwrap_or("")))
-            };
             let memory = writer::Memory {
                 memory_type,
                 name: text("name")?,
@@ -890,18 +898,49 @@ fn check_one<'a>(
                 utc_offset_minutes: input.utc_offset_minutes,
                 scope: Some(writer::Scope::Private),
             };
-            writer::check(false, &Planned::in_file(&memory, &rel, superseded)).map_err(|e| e.to_string())?;
-            Ok(Planned::Save { rel, exists, superseded, memory })
+            let file = file_written(fs, input.memory_dir, &rel, exists, memory.name)?;
+            let replaces = (file != rel).then_some(rel);
+            let planned = Planned::Save { file, replaces, changed: Vec::new(), memory };
+            let changed = writer::changes(fs, input.memory_dir, &planned.memory().expect("a save"))
+                .map_err(|e| e.to_string())?;
+            Ok(match planned {
+                Planned::Save { file, replaces, memory, .. } => {
+                    Planned::Save { file, replaces, changed, memory }
+                }
+                delete => delete,
+            })
         }
         other => Err(format!("unknown op {other:?}: use create, update or delete")),
     }
 }
 
-/// What a background writer deletes or overwrites goes to the trash first; if it cannot, the
-/// memory is left as it is.
-fn keep_in_trash(fs: &dyn Fs, input: &Landing<'_>, rel: &str) -> std::result::Result<(), String> {
-    crate::trash::keep(fs, input.memory_dir, rel, input.now_ms)
-        .map_err(|e| format!("it could not be kept in the trash first ({e}); nothing changed"))
+/// The file a save of `name` at `rel` writes: `rel`, or for an update under a new name a new
+/// file that replaces it (issue 14). A name that belongs to another memory is refused: the
+/// reply named `rel`, so no other memory may change under that name (issue 44).
+fn file_written(
+    fs: &dyn Fs,
+    memory_dir: &str,
+    rel: &str,
+    exists: bool,
+    name: &str,
+) -> std::result::Result<String, String> {
+    let name = writer::memory_name(name).map_err(|e| e.to_string())?;
+    let headers = writer::memories_in(fs, memory_dir).map_err(|e| e.to_string())?;
+    if let Some(holder) = writer::named(&headers, &name).filter(|h| *h != rel) {
+        return Err(format!(
+            "the name {name:?} belongs to another memory ({holder}): update that memory by its own path, \
+             or choose a name no memory has"
+        ));
+    }
+    let renamed = exists
+        && headers.iter().find(|h| h.path == rel).and_then(|h| h.name.as_deref()).is_some_and(|old| {
+            let old = crate::links::slug(old);
+            !old.is_empty() && old != name
+        });
+    if !renamed {
+        return Ok(rel.to_string());
+    }
+    writer::file_for(fs, memory_dir, &name, &headers).map_err(|e| e.to_string())
 }
 
 fn render_conversation(messages: &[Message]) -> String {

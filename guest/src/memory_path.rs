@@ -5,6 +5,14 @@
 use crate::error::{Error, Result};
 use crate::scan::INDEX_FILE;
 
+/// A character no memory path may hold: a control character, or a bidirectional control
+/// (U+202E and its kin) that makes a name read otherwise than it is, in a terminal or a review
+/// (issue 44). Paths holding one are refused, skipped by the scan and printed escaped.
+pub fn hides_in_a_name(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
 /// `path` when it is a memory path, letting control characters through when `control` (only to
 /// forget a file scan refused to read); otherwise why not.
 pub(crate) fn checked_relative_path(path: &str, control: bool) -> Result<String> {
@@ -22,8 +30,8 @@ pub(crate) fn path_problem(path: &str, control: bool) -> Option<&'static str> {
     if path.is_empty() || path.starts_with('/') || path.starts_with('\\') {
         return Some("it must be relative to the memory directory");
     }
-    if !control && path.chars().any(char::is_control) {
-        return Some("it holds control characters");
+    if !control && path.chars().any(hides_in_a_name) {
+        return Some("it holds control characters (or bidirectional controls)");
     }
     if path.contains('%') || path.contains('\\') {
         return Some("encoded or backslash separators are not allowed");
@@ -69,4 +77,21 @@ pub(crate) fn reads_as_index(name: &str) -> bool {
     let mut folded = name.chars().filter(|&c| !invisible(c)).flat_map(char::to_lowercase);
     // Compared as it is folded: a long name stops at its first difference.
     INDEX_FILE.to_ascii_lowercase().chars().all(|c| folded.next() == Some(c)) && folded.next().is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bidirectional_control_is_refused_in_a_path_and_escaped_in_output() {
+        // `user_\u{202E}dm.txt.md` shows as `user_dm.md.txt…` in a terminal (issue 44).
+        for hostile in ["user_\u{202E}dm.txt.md", "a\u{2066}b.md", "c\u{200F}.md"] {
+            assert!(checked_relative_path(hostile, false).is_err(), "{hostile:?}");
+            let shown = crate::scan::escape_controls(hostile);
+            assert!(!shown.chars().any(hides_in_a_name), "{shown}");
+            assert_eq!(crate::scan::unescape_controls(&shown).as_deref(), Some(hostile));
+        }
+        assert!(checked_relative_path("user_ünïcode.md", false).is_ok());
+    }
 }

@@ -1,4 +1,4 @@
-//! The trash: what a background writer (extraction, the dream) deletes or overwrites is kept,
+//! The trash: what a writer deletes or overwrites (issue 18; every writer since issue 44) is kept,
 //! with its index lines, in the memory directory's hidden `.trash/` for [`KEEP_DAYS`] days, and
 //! `restore` brings it back (issue 18). The scan never enters hidden folders, so nothing in the
 //! trash is ever recalled.
@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::fs::{EntryKind, Fs, FsError, join};
 use crate::journal::Op;
 use crate::scan::INDEX_FILE;
-use crate::writer;
 use chrono::DateTime;
 
 /// The trash folder, inside the memory directory.
@@ -16,6 +15,9 @@ pub const TRASH_DIR: &str = ".trash";
 pub const KEEP_DAYS: i64 = 30;
 /// The suffix of the file beside a trashed memory that holds its MEMORY.md lines.
 const LINES_SUFFIX: &str = ".index";
+/// The largest memory file the trash keeps: well above what a writer writes (a body is at most
+/// `writer::MAX_BODY_BYTES`), so a hand-grown memory is kept too.
+const MAX_TRASHED_BYTES: u64 = 1 << 20;
 
 /// One memory in the trash.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -42,7 +44,7 @@ fn parse_id(id: &str) -> Option<(i64, &str)> {
 /// Keeps the memory at `rel` (top level) and its index lines in the trash, and forgets trash
 /// older than [`KEEP_DAYS`]. The caller changes the memory only when this succeeded.
 pub fn keep(fs: &dyn Fs, memory_dir: &str, rel: &str, now_ms: i64) -> Result<()> {
-    let bytes = fs.read_file(&join(memory_dir, rel), writer::MAX_BODY_BYTES as u64 * 4)?;
+    let bytes = fs.read_file(&join(memory_dir, rel), MAX_TRASHED_BYTES)?;
     let index = match fs.read_file(&join(memory_dir, INDEX_FILE), 1 << 20) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(FsError::NotFound(_)) => String::new(),
@@ -99,9 +101,9 @@ pub fn restore(fs: &dyn Fs, memory_dir: &str, id: &str, now_ms: i64) -> Result<T
     let item = list(fs, memory_dir)?.into_iter().find(|t| t.id == id).ok_or_else(|| {
         Error::InvalidInput(format!("{id:?} is not in the trash; list the trash to see what is"))
     })?;
-    let rel = writer::valid_relative_path(&item.path)?;
+    let rel = crate::memory_path::checked_relative_path(&item.path, false)?;
     let trash = join(memory_dir, TRASH_DIR);
-    let bytes = fs.read_file(&join(&trash, id), writer::MAX_BODY_BYTES as u64 * 4)?;
+    let bytes = fs.read_file(&join(&trash, id), MAX_TRASHED_BYTES)?;
     let lines = match fs.read_file(&join(&trash, &format!("{id}{LINES_SUFFIX}")), 1 << 20) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(FsError::NotFound(_)) => String::new(),

@@ -64,11 +64,12 @@ pub fn save(fs: &dyn Fs, req: &Save<'_>) -> Result<SaveReport> {
     if let Some(why) = resolved.switches.memory_writes.refusal(req.memory.memory_type) {
         return Err(Error::InvalidInput(why));
     }
+    let guard = Guard { policy: Some(&resolved.switches.memory_writes), now_ms: req.memory.now_ms };
     let Some(dir) = shared_dir(fs, &resolved, req)? else {
-        return save_in(fs, &resolved.memory_dir, resolved.switches.team_memory, &req.memory);
+        return save_in(fs, &resolved.memory_dir, resolved.switches.team_memory, &req.memory, &guard);
     };
     let memory = Memory { scope: Some(Scope::Private), ..req.memory.clone() };
-    let report = save_in(fs, &dir, false, &memory)?;
+    let report = save_in(fs, &dir, false, &memory, &guard)?;
     let full = |rel: &str| join(&dir, rel);
     Ok(SaveReport {
         path: full(&report.path),
@@ -122,25 +123,28 @@ fn held_by(fs: &dyn Fs, dir: &str, memory: &Memory<'_>) -> Result<bool> {
 
 /// Forgets a memory of `target`'s memory directory. A file whose name holds control
 /// characters (which scan never reads) is forgotten by the escaped path scan printed for it.
-pub fn forget(fs: &dyn Fs, target: &Target, path: &str) -> Result<ForgetReport> {
+pub fn forget(fs: &dyn Fs, target: &Target, path: &str, now_ms: i64) -> Result<ForgetReport> {
     let resolved = target.resolve(fs)?;
+    // A forget is judged like a write of the memory it removes (issue 44): `off` refuses it,
+    // whoever asks, and what it removes is kept in the trash.
+    let guard = Guard { policy: Some(&resolved.switches.memory_writes), now_ms };
     // A shared memory is forgotten by the absolute path recall and save report for it.
     let shared = crate::scope::shared(&resolved.location);
     if let Some(s) = crate::scope::shared_holding(&shared, path) {
         let rel = &path[s.dir.trim_end_matches('/').len() + 1..];
-        let report = forget_in(fs, &s.dir, rel)?;
+        let report = forget_in(fs, &s.dir, rel, &guard)?;
         return Ok(ForgetReport { path: join(&s.dir, &report.path), ..report });
     }
     let memory_dir = resolved.memory_dir;
     if path.contains('\\') {
         let raw = crate::scan::unescape_controls(path)
             .ok_or_else(|| invalid(format!("{path:?} is not a memory path: a `\\` escape is malformed")))?;
-        if raw.chars().any(char::is_control) {
-            let report = forget_checked(fs, &memory_dir, checked_relative_path(&raw, true)?)?;
+        if raw.chars().any(crate::memory_path::hides_in_a_name) {
+            let report = forget_checked(fs, &memory_dir, checked_relative_path(&raw, true)?, &guard)?;
             return Ok(ForgetReport { path: crate::scan::escape_controls(&report.path), ..report });
         }
     }
-    forget_in(fs, &memory_dir, path)
+    forget_in(fs, &memory_dir, path, &guard)
 }
 
 pub use crate::scope::{Scope, TEAM_DIR};
@@ -176,10 +180,66 @@ pub struct ForgetReport {
     pub index_lines_removed: usize,
 }
 
+/// What stands between a write and the memories it overwrites or removes (issue 44). The files a
+/// change touches are decided once, before anything is judged or written; then the policy is
+/// judged on each of them, and each is kept in the trash first, so nothing a writer replaces
+/// is lost, whoever asked for the change.
+#[derive(Debug, Clone, Copy)]
+pub struct Guard<'a> {
+    /// The write policy: `off` for the type of any memory the change overwrites or removes
+    /// refuses the change (`None`: already judged by the caller).
+    pub policy: Option<&'a crate::policy::WritePolicy>,
+    /// "Now", for the trash.
+    pub now_ms: i64,
+}
+
+impl Guard<'_> {
+    /// Judges and keeps `changed` (existing memories of `dir` the change overwrites or removes).
+    /// Team memory is not kept: its history is the team's git log, and a trash there would sync.
+    fn admit(&self, fs: &dyn Fs, dir: &str, changed: &[String], team: bool) -> Result<()> {
+        if let Some(policy) = self.policy {
+            for rel in changed {
+                let memory_type = type_of(fs, dir, rel);
+                let mode = memory_type.map_or_else(|| policy.strictest(), |t| policy.mode(t));
+                if mode == crate::policy::WriteMode::Off {
+                    return Err(invalid(format!("{rel}: {}", policy.refusal_of(memory_type))));
+                }
+            }
+        }
+        if team {
+            return Ok(());
+        }
+        // Only memories: a file in a folder or with control characters in its name is one the
+        // scan never reads (it is forgotten by its escaped path), and has no place in the trash.
+        for rel in changed
+            .iter()
+            .filter(|rel| !rel.contains('/') && !rel.chars().any(crate::memory_path::hides_in_a_name))
+        {
+            crate::trash::keep(fs, dir, rel, self.now_ms).map_err(|e| {
+                invalid(format!("{rel} could not be kept in the trash first ({e}); nothing changed"))
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// The type a memory file says it is; `None` when it cannot be read or does not say.
+pub(crate) fn type_of(fs: &dyn Fs, dir: &str, rel: &str) -> Option<MemoryType> {
+    let bytes = fs.read_file(&join(dir, rel), 64 * 1024).ok()?;
+    frontmatter::parse(&String::from_utf8_lossy(&bytes).replace("\r\n", "\n"), false).memory_type
+}
+
 /// Saves a memory: validates everything, then writes the file and its index line.
 /// `team_memory` says whether team memory is on (R10.1).
-pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_>) -> Result<SaveReport> {
-    let Checked { name, description, file, replaces, body, conversions, scope } = checked(team_memory, req)?;
+pub fn save_in(
+    fs: &dyn Fs,
+    memory_dir: &str,
+    team_memory: bool,
+    req: &Memory<'_>,
+    guard: &Guard<'_>,
+) -> Result<SaveReport> {
+    let checked = checked(team_memory, req)?;
+    let (file, scope) = (checked.file.as_deref(), checked.scope);
     fs.create_dir_all(memory_dir)?;
     let dir = match scope {
         // `checked` keeps shared scopes out: `save` has already chosen their directory.
@@ -187,21 +247,20 @@ pub fn save_in(fs: &dyn Fs, memory_dir: &str, team_memory: bool, req: &Memory<'_
         Scope::Team => team_dir(fs, memory_dir)?,
     };
     let today = today(req.now_ms, req.utc_offset_minutes);
-    let draft = Draft {
-        name: &name,
-        description: &description,
-        memory_type: req.memory_type,
-        body: &body,
-        replaces: replaces.as_deref(),
-    };
-    let (saved, _) = journal::locked(fs, &dir, || save_locked(fs, &dir, file.as_deref(), &draft, today))?;
+    let draft = checked.draft(req.memory_type);
+    let (saved, _) = journal::locked(fs, &dir, || {
+        let (saved, writes, changed) = prepare(fs, &dir, file, &draft, today)?;
+        guard.admit(fs, &dir, &changed, scope == Scope::Team)?;
+        journal::commit(fs, &dir, &writes)?;
+        Ok(saved)
+    })?;
     let in_scope =
         |rel: &str| if scope == Scope::Team { format!("{TEAM_DIR}/{rel}") } else { rel.to_string() };
     Ok(SaveReport {
         path: in_scope(&saved.file),
         created: saved.created,
         index_line: saved.index_line,
-        conversions,
+        conversions: checked.conversions,
         renamed_from: saved.renamed_from,
         links_rewritten: saved.links_rewritten.iter().map(|f| in_scope(f)).collect(),
         replaced: saved.replaced.map(|f| in_scope(&f)),
@@ -224,6 +283,19 @@ struct Checked {
     body: String,
     conversions: Vec<dates::Conversion>,
     scope: Scope,
+}
+
+impl Checked {
+    /// The memory as [`prepare`] writes it.
+    fn draft(&self, memory_type: MemoryType) -> Draft<'_> {
+        Draft {
+            name: &self.name,
+            description: &self.description,
+            memory_type,
+            body: &self.body,
+            replaces: self.replaces.as_deref(),
+        }
+    }
 }
 
 fn checked(team_memory: bool, req: &Memory<'_>) -> Result<Checked> {
@@ -314,24 +386,42 @@ struct Saved {
     replaced: Option<String>,
 }
 
-/// Picks the file, writes it, its index line and any rewritten links; on a failure every file
-/// goes back to what it held.
-fn save_locked(
+/// The files a save of `req` in `dir` would overwrite or remove (besides the index), writing
+/// nothing: what a background writer judges before it queues or applies (issue 44).
+pub(crate) fn changes(fs: &dyn Fs, dir: &str, req: &Memory<'_>) -> Result<Vec<String>> {
+    let checked = checked(false, req)?;
+    let today = today(req.now_ms, req.utc_offset_minutes);
+    prepare(fs, dir, checked.file.as_deref(), &checked.draft(req.memory_type), today)
+        .map(|(_, _, changed)| changed)
+}
+
+/// Picks the file and plans its write, its index line and any rewritten links (committed in
+/// one journaled step, so on a failure every file goes back to what it held), and names the
+/// existing memories those writes overwrite or remove. A `file` given with a name another
+/// memory holds is refused: the caller named one memory, so no other may change under it.
+fn prepare(
     fs: &dyn Fs,
     dir: &str,
     file: Option<&str>,
     draft: &Draft<'_>,
     today: chrono::NaiveDate,
-) -> Result<Saved> {
+) -> Result<(Saved, Vec<Op>, Vec<String>)> {
     // Every memory of this directory (a team's own; the private one without `team/`): read only
     // when a save must find a memory by name or rewrite links, not for a plain update.
-    let memories = || -> Result<Vec<crate::scan::MemoryHeader>> {
-        let mut headers = crate::scan::scan_with_limit(fs, dir, usize::MAX, 0)?.headers;
-        headers.retain(|h| !h.path.starts_with(&format!("{TEAM_DIR}/")));
-        Ok(headers)
-    };
+    let memories = || memories_in(fs, dir);
     let file = match file {
-        Some(file) => file.to_string(),
+        Some(file) => {
+            let headers = memories()?;
+            let holder = named(&headers, draft.name).filter(|h| *h != file && Some(*h) != draft.replaces);
+            if let Some(holder) = holder {
+                return Err(invalid(format!(
+                    "the name {:?} belongs to another memory ({holder}): update that memory by its own file, \
+                     or choose a name no memory has",
+                    draft.name
+                )));
+            }
+            file.to_string()
+        }
         None => file_for(fs, dir, draft.name, &memories()?)?,
     };
     let path = join(dir, &file);
@@ -391,10 +481,8 @@ fn save_locked(
     let mut links_rewritten = Vec::new();
     if let Some(old) = &renamed_from {
         let replaced = superseded.as_ref().map(|(f, _)| f.as_str());
-        for h in memories()?.iter().filter(|h| h.path != file && Some(h.path.as_str()) != replaced) {
-            if !h.links.iter().any(|l| links::slug(&l.name) == links::slug(old)) {
-                continue;
-            }
+        for h in linking_to(&memories()?, old).filter(|h| h.path != file && Some(h.path.as_str()) != replaced)
+        {
             let at = join(dir, &h.path);
             let text = String::from_utf8_lossy(&fs.read_file(&at, MAX_LINKING_FILE_BYTES)?).into_owned();
             let (front, body) = match frontmatter::split(&text) {
@@ -411,19 +499,59 @@ fn save_locked(
     if let Some((old, _)) = &superseded {
         writes.push(Op::Remove(old.clone()));
     }
-    journal::commit(fs, dir, &writes)?;
     let replaced = superseded.map(|(old, _)| old);
-    Ok(Saved { file, created: old_file.is_none(), index_line: line, renamed_from, links_rewritten, replaced })
+    let changed: Vec<String> = old_file
+        .is_some()
+        .then(|| file.clone())
+        .into_iter()
+        .chain(links_rewritten.iter().cloned())
+        .chain(replaced.clone())
+        .collect();
+    let saved = Saved {
+        file,
+        created: old_file.is_none(),
+        index_line: line,
+        renamed_from,
+        links_rewritten,
+        replaced,
+    };
+    Ok((saved, writes, changed))
+}
+
+/// Every memory of `dir` itself (a team's own; the private one without `team/`).
+pub(crate) fn memories_in(fs: &dyn Fs, dir: &str) -> Result<Vec<crate::scan::MemoryHeader>> {
+    let mut headers = crate::scan::scan_with_limit(fs, dir, usize::MAX, 0)?.headers;
+    headers.retain(|h| !h.path.starts_with(&format!("{TEAM_DIR}/")));
+    Ok(headers)
+}
+
+/// The memories whose `[[links]]` name `name`: what a rename of it rewrites.
+pub(crate) fn linking_to<'h>(
+    headers: &'h [crate::scan::MemoryHeader],
+    name: &str,
+) -> impl Iterator<Item = &'h crate::scan::MemoryHeader> {
+    let name = links::slug(name);
+    headers.iter().filter(move |h| h.links.iter().any(|l| links::slug(&l.name) == name))
+}
+
+/// The file of the memory named `name` (a slug), when one is: `<name>.md` first.
+pub(crate) fn named<'h>(headers: &'h [crate::scan::MemoryHeader], name: &str) -> Option<&'h str> {
+    let named = |h: &&crate::scan::MemoryHeader| h.name.as_deref().map(links::slug).as_deref() == Some(name);
+    let mut same: Vec<&crate::scan::MemoryHeader> = headers.iter().filter(named).collect();
+    same.sort_by_key(|h| (h.path != format!("{name}.md"), h.path.clone()));
+    same.first().map(|h| h.path.as_str())
 }
 
 /// The file for a memory saved by name: the memory already named so, else `<name>.md` (or
 /// `<name>-2.md` … when a memory with another name holds that file).
-fn file_for(fs: &dyn Fs, dir: &str, name: &str, headers: &[crate::scan::MemoryHeader]) -> Result<String> {
-    let named = |h: &&crate::scan::MemoryHeader| h.name.as_deref().map(links::slug).as_deref() == Some(name);
-    let mut same: Vec<&crate::scan::MemoryHeader> = headers.iter().filter(named).collect();
-    same.sort_by_key(|h| (h.path != format!("{name}.md"), h.path.clone()));
-    if let Some(h) = same.first() {
-        return Ok(h.path.clone());
+pub(crate) fn file_for(
+    fs: &dyn Fs,
+    dir: &str,
+    name: &str,
+    headers: &[crate::scan::MemoryHeader],
+) -> Result<String> {
+    if let Some(file) = named(headers, name) {
+        return Ok(file.to_string());
     }
     for n in 1..=MAX_SAME_STEM {
         let file = if n == 1 { format!("{name}.md") } else { format!("{name}-{n}.md") };
@@ -437,11 +565,11 @@ fn file_for(fs: &dyn Fs, dir: &str, name: &str, headers: &[crate::scan::MemoryHe
 }
 
 /// Forgets a memory: removes the file and every index line that points at it.
-pub fn forget_in(fs: &dyn Fs, memory_dir: &str, path: &str) -> Result<ForgetReport> {
-    forget_checked(fs, memory_dir, valid_relative_path(path)?)
+pub fn forget_in(fs: &dyn Fs, memory_dir: &str, path: &str, guard: &Guard<'_>) -> Result<ForgetReport> {
+    forget_checked(fs, memory_dir, valid_relative_path(path)?, guard)
 }
 
-fn forget_checked(fs: &dyn Fs, memory_dir: &str, full: String) -> Result<ForgetReport> {
+fn forget_checked(fs: &dyn Fs, memory_dir: &str, full: String, guard: &Guard<'_>) -> Result<ForgetReport> {
     // A team memory's line is in the team index, relative to the team folder.
     let (memory_dir, rel) = match full.strip_prefix("team/") {
         Some(inner) => (team_dir(fs, memory_dir)?, inner.to_string()),
@@ -457,6 +585,7 @@ fn forget_checked(fs: &dyn Fs, memory_dir: &str, full: String) -> Result<ForgetR
         // The file must exist; then the index loses its line first, so no state, even after a
         // crash between the two, has a line pointing at a missing file.
         fs.stat(&join(memory_dir, &rel))?;
+        guard.admit(fs, memory_dir, std::slice::from_ref(&rel), full.starts_with("team/"))?;
         let mut ops = Vec::new();
         if removed > 0 {
             let mut new_index = kept.join("\n");
@@ -489,7 +618,7 @@ fn one_line(what: &str, value: &str) -> Result<String> {
 
 /// A memory's name as written: the kebab-case slug of what was given, at most
 /// [`MAX_NAME_WORDS`] words and [`MAX_NAME_CHARS`] characters (R1.2).
-fn memory_name(given: &str) -> Result<String> {
+pub(crate) fn memory_name(given: &str) -> Result<String> {
     let slug = links::slug(given);
     if slug.is_empty() {
         return Err(invalid(

@@ -123,8 +123,8 @@ pub trait Core {
         outcome(self, "writer.save", args![request])
     }
     /// Removes a memory and its index lines (R6.4).
-    fn forget(&mut self, target: &Target, path: &str) -> Result<ForgetReport> {
-        outcome(self, "writer.forget", args![target, path])
+    fn forget(&mut self, target: &Target, path: &str, now_ms: i64) -> Result<ForgetReport> {
+        outcome(self, "writer.forget", args![target, path, now_ms])
     }
     /// Starts a check of what has drifted in the memory directory (after finishing any
     /// interrupted write): the report, or first a git command to run in the project.

@@ -120,7 +120,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
                     let target =
                         Target { cwd: args.target.cwd.clone(), memory_dir: args.target.memory_dir.clone() };
                     let (target, _, fs) = target.open(ctx)?;
-                    let report = ctx.core(fs)?.forget(&target, path)?;
+                    let report = ctx.core(fs)?.forget(&target, path, ctx.now_ms())?;
                     writeln!(
                         out,
                         "forgot {} ({} MEMORY.md line(s) removed)",

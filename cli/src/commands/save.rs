@@ -171,7 +171,7 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
 /// Runs `memdir forget`.
 pub fn forget(ctx: &Context, args: ForgetArgs, out: &mut dyn Write) -> Outcome {
     let (target, _, fs) = args.target.open_to_share(ctx)?;
-    let report = ctx.core(fs)?.forget(&target, &args.path)?;
+    let report = ctx.core(fs)?.forget(&target, &args.path, ctx.now_ms())?;
     if args.json {
         let json =
             serde_json::json!({"path": report.path, "index_lines_removed": report.index_lines_removed});

@@ -302,7 +302,7 @@ export class Workspace {
 
   forget(relative: string) {
     const { target, grant } = this.writable(true);
-    const report = this.core.forget(grant, target, relative);
+    const report = this.core.forget(grant, target, relative, BigInt(Date.now()));
     this.onWrite();
     return report;
   }

@@ -391,8 +391,8 @@ export class MemoryCore {
     return this.call("writer.paused", grant, (r) => r.writer.paused(target, nowMs));
   }
 
-  forget(grant: ConfinedFs, target: Target, file: string): ForgetReport {
-    return this.call("writer.forget", grant, (r) => r.writer.forget(target, file));
+  forget(grant: ConfinedFs, target: Target, file: string, nowMs: bigint): ForgetReport {
+    return this.call("writer.forget", grant, (r) => r.writer.forget(target, file, nowMs));
   }
 
   logAppend(grant: ConfinedFs, target: Target, text: string, nowMs: bigint, utcOffsetMinutes: number): string {

@@ -43,7 +43,7 @@ test("the core's errors read as the harness prints them", () => {
   const core = new MemoryCore(dist);
   assert.throws(() => core.loadIndex(new ConfinedFs().grantRead(dir), "/etc/hostname"), (e) =>
     e instanceof CoreError && e.message === "/etc/hostname: outside the directories memdir may use");
-  assert.throws(() => core.forget(new ConfinedFs().grantRead("/"), target(dir), "user_a.md"), (e) => e instanceof CoreError && /read-only/.test(e.message));
+  assert.throws(() => core.forget(new ConfinedFs().grantRead("/"), target(dir), "user_a.md", 0n), (e) => e instanceof CoreError && /read-only/.test(e.message));
   assert.ok(fs.existsSync(path.join(dir, "user_a.md")), "nothing was lost");
 });
 

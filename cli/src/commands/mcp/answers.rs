@@ -156,9 +156,6 @@ pub struct LogAnswer {
 #[derive(Debug, Serialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct InstructionsAnswer {
-    /// The file where imports from outside the project were just approved.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub approved_in: Option<String>,
     /// The instruction files in load order.
     pub files: Vec<InstructionFile>,
 }

@@ -121,8 +121,6 @@ pub struct LogArgs {
 pub struct InstructionsArgs {
     #[serde(default)]
     pub touching: Vec<String>,
-    #[serde(default)]
-    pub approve_external: bool,
 }
 
 /// `memory_extract`.
@@ -241,9 +239,9 @@ pub enum Call {
 /// The argument that names the project a call is about.
 pub const PROJECT: &str = "project";
 const PROJECT_DESCRIPTION: &str = "The absolute path of the project (the folder you work in) whose memory \
-this call is about. Send it with every call when the server was not started for one project: \
-without it the server uses the last project a call named, else the one it was started for or the \
-client's first root.";
+this call is about, for this call only: a folder of the project the server serves, or another project \
+where memory is already in use (never the home folder). Without it, the server's own project (the one \
+it was started for, or the client's first root).";
 
 /// The `project` argument of a call, taken out of `args` (the tools' own arguments stay): an
 /// absolute path to a folder, or a protocol error that says what to send.
@@ -297,7 +295,7 @@ impl Call {
             Call::Save(args) => save(memory, args).inspect(|_| memory.wrote()),
             Call::Forget(args) => {
                 let (target, fs) = memory.open_to_share()?;
-                let report = memory.ctx.core(fs)?.forget(&target, &args.path)?;
+                let report = memory.ctx.core(fs)?.forget(&target, &args.path, memory.ctx.now_ms())?;
                 memory.wrote();
                 let text = format!(
                     "forgot {} ({} MEMORY.md line(s) removed)",
@@ -585,18 +583,8 @@ fn log(memory: &Memory, args: LogArgs) -> Result<Answer, Failure> {
 }
 
 fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<Answer, Failure> {
-    let mut approved = String::new();
-    let mut approved_in = None;
-    if args.approve_external {
-        // The core picks the file; the grant covers both places it may be.
-        let mut fs = whole_tree()?;
-        for dir in ["CLAUDE_CONFIG_DIR", "HOME"].iter().filter_map(|v| memory.ctx.var(v)) {
-            fs = fs.grant_write(dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
-        }
-        let file = memory.ctx.core(fs)?.approve_external(&memory.cwd, memory.ctx.env())?;
-        approved = format!("Imports from outside this project are now approved ({file}).\n\n");
-        approved_in = Some(file);
-    }
+    // Approving imports from outside the project is the person's act (the CLI, the editor's
+    // command), never a tool argument a model sets (issue 44).
     let cwd = std::path::Path::new(&memory.cwd);
     let touching: Vec<String> =
         args.touching.iter().map(|t| crate::context::absolute(&cwd.join(t))).collect::<Result<_, _>>()?;
@@ -608,8 +596,8 @@ fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<Answer, Failu
     };
     let loaded = memory.ctx.core(whole_tree()?)?.load_instructions(&request)?;
     if loaded.files.is_empty() {
-        let facts = InstructionsAnswer { approved_in, files: Vec::new() };
-        return Ok(Answer::new(format!("{approved}No instruction files apply here."), &facts));
+        let facts = InstructionsAnswer { files: Vec::new() };
+        return Ok(Answer::new("No instruction files apply here.".to_string(), &facts));
     }
     let not_loaded: String = loaded
         .files
@@ -618,7 +606,6 @@ fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<Answer, Failu
         .collect();
     let files: String = loaded.files.iter().map(memdir_core::prompt::render_file).collect();
     let facts = InstructionsAnswer {
-        approved_in,
         files: loaded
             .files
             .into_iter()
@@ -630,7 +617,7 @@ fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<Answer, Failu
             })
             .collect(),
     };
-    Ok(Answer::new(format!("{approved}{files}{not_loaded}"), &facts))
+    Ok(Answer::new(format!("{files}{not_loaded}"), &facts))
 }
 
 fn dream(memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
