@@ -18,6 +18,9 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const bin = path.resolve(repo, process.env.MEMDIR_BIN ?? "target/debug/memdir");
 const REVISION = "2026-07-28";
 
+/** The text of a tool result. */
+const text = (result) => result.content.map((c) => c.text).join("\n");
+
 test("2026-07-28: tools listed with a project argument, memory_recall and memory_save per project, answers structured", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "memdir-mcp-2026-"));
   const home = path.join(root, "home");
@@ -48,6 +51,21 @@ test("2026-07-28: tools listed with a project argument, memory_recall and memory
     assert.deepEqual(paths, ["deploys.md"], JSON.stringify(recalled.structuredContent));
     assert.match(recalled.structuredContent.memories[0].text, /staging cluster/);
 
+    // Issue 44: a call reaches only what the person put in reach. A folder with no memory yet,
+    // the home folder and `/` are refused with what the person can do; nothing is created.
+    const draft = { type: "user", name: "ana", description: "Ana writes the blog", body: "Ana writes the blog." };
+    for (const project of [blog, home, "/", path.join(home, ".ssh")]) {
+      if (!fs.existsSync(project)) fs.mkdirSync(project);
+      const refused = await client.callTool({ name: "memory_save", arguments: { ...draft, project } });
+      assert.equal(refused.isError, true, `${project}: ${JSON.stringify(refused)}`);
+      assert.match(text(refused), /A call cannot move memdir elsewhere/);
+      assert.match(text(refused), /memdir save --cwd/);
+    }
+    assert.ok(!fs.existsSync(memoryOf(blog)), "no memory directory made for the blog");
+    assert.ok(!fs.existsSync(path.join(home, ".claude", "projects")) || fs.readdirSync(path.join(home, ".claude", "projects")).length === 1);
+    // The person starts memory there from a terminal; then the agent may use it.
+    execFileSync(bin, ["save", "--cwd", blog, "--type", "user", "--name", "ana", "--description", "Ana writes the blog", "--body", "Ana writes the blog."], { env });
+
     // Another project in the same connection: its own memory, nothing of the shop's.
     const saved = await client.callTool({ name: "memory_save", arguments: {
       type: "feedback", name: "drafts", description: "blog drafts stay in drafts/ until Ana reviews them",
@@ -59,6 +77,10 @@ test("2026-07-28: tools listed with a project argument, memory_recall and memory
     assert.ok(!fs.existsSync(path.join(memoryOf(shop), saved.structuredContent.path)), "not in the shop's");
     const blogRecall = await client.callTool({ name: "memory_recall", arguments: { query: "how do we deploy to production?", project: blog } });
     assert.deepEqual(blogRecall.structuredContent.memories.map((m) => m.path), []);
+
+    // A call's project does not outlast it: without one, the server's own folder again.
+    const listed = await client.callTool({ name: "memory_list", arguments: {} });
+    assert.doesNotMatch(JSON.stringify(listed), /drafts|deploys/);
 
     // A project that is not an absolute folder is refused, saying what to send.
     for (const project of ["shop", path.join(root, "nowhere"), 7]) {

@@ -6,10 +6,12 @@
 //! answers. A stdio connection is one process, so the recall session (budgets, what was already
 //! surfaced) lives as long as the connection.
 //!
-//! The project is the call's `project` argument (an absolute folder; every tool takes it, as
-//! the stateless 2026-07-28 revision has no roots); else `--cwd`; else the client's first root
-//! (when it offers roots); else the directory the server was started in. Writes go through a
-//! filesystem that grants that project's memory directory alone.
+//! The served project is `--cwd`; else the client's first root (when it offers roots); else the
+//! directory the server was started in. A call's `project` argument (every tool takes it, as the
+//! stateless 2026-07-28 revision has no roots) names a folder for that call only, and only one
+//! the person put in reach: the served project, or a project already using memdir; never the
+//! home folder or `/` (issue 44). Writes go through a filesystem that grants that project's
+//! memory directory alone.
 //!
 //! When the client offers sampling, recall, extraction and dream ask the client's model
 //! (`client`); otherwise `--llm`, else the offline selector. Memory files changing on disk reach
@@ -212,6 +214,60 @@ impl Memory {
         self.spawn_sync(Some(memdir_core::team::AUTO_SYNC.session_interval_ms));
     }
 
+    /// Runs `job` for `project`, a folder a call named (issue 44): only a folder in the project
+    /// this server serves, or a project where the user already uses memdir, never the home
+    /// folder or `/`; the call's choice does not outlast it, so later calls see the served
+    /// project as before. A refusal says what the person can do.
+    fn visit<T>(&mut self, project: &str, job: impl FnOnce(&mut Memory) -> T) -> Result<T, String> {
+        let dir = self.admit(project)?;
+        if dir == self.cwd {
+            return Ok(job(self));
+        }
+        let served = std::mem::replace(&mut self.cwd, dir);
+        let session = std::mem::take(&mut self.session);
+        let out = job(self);
+        self.cwd = served;
+        self.session = session;
+        Ok(out)
+    }
+
+    /// The folder a call may name, canonical; else why not.
+    fn admit(&self, project: &str) -> Result<String, String> {
+        let refuse = |why: &str| {
+            format!(
+                "memdir serves {} here; {project} {why}. A call cannot move memdir elsewhere: to use memory \
+                 there, the person opens that folder in their client (or starts `memdir mcp --cwd` in it), \
+                 or saves a first memory there from a terminal (`memdir save --cwd ...`)",
+                self.cwd
+            )
+        };
+        let dir = std::fs::canonicalize(project)
+            .ok()
+            .and_then(|p| p.into_os_string().into_string().ok())
+            .filter(|d| std::path::Path::new(d).is_dir())
+            .ok_or_else(|| refuse("is not a folder"))?;
+        let home = self.ctx.var("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+        let outside_any_project = |d: &str| d == "/" || home.as_deref() == Some(std::path::Path::new(d));
+        if outside_any_project(&dir) {
+            return Err(refuse("is the home folder or the root, which are no project"));
+        }
+        let mut core =
+            self.ctx.core(crate::ops::whole_tree().map_err(|e| e.message)?).map_err(|e| e.to_string())?;
+        let there =
+            core.locate(&dir, self.ctx.env()).map_err(|e| refuse(&format!("cannot be located ({e})")))?;
+        let here = core.locate(&self.cwd, self.ctx.env()).map_err(|e| e.to_string())?;
+        if there.project_root == here.project_root {
+            return Ok(dir);
+        }
+        if outside_any_project(&there.project_root) {
+            return Err(refuse("is not in a project"));
+        }
+        if !std::path::Path::new(&there.memory_dir).is_dir() {
+            return Err(refuse("is not a project where memdir is in use"));
+        }
+        Ok(dir)
+    }
+
     /// Serves another project (the client's first root): the last project's pending sync runs
     /// now, the recall session starts afresh, and the new project is settled in.
     fn move_to(&mut self, cwd: String) {
@@ -401,10 +457,13 @@ impl ServerHandler for Server {
         let result = self
             .on_worker(move |memory| {
                 memory.sampling = sampling;
-                if let Some(project) = project {
-                    memory.move_to(project);
+                match project {
+                    Some(project) => memory
+                        .visit(&project, |memory| call.run(memory, &progress))
+                        .map_err(Failure::input)
+                        .flatten(),
+                    None => call.run(memory, &progress),
                 }
-                call.run(memory, &progress)
             })
             .await?;
         Ok(match result {
