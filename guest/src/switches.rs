@@ -158,7 +158,7 @@ pub fn resolve(fs: &dyn Fs, env: Env<'_>, project_dir: &str, config_dir: &str) -
         (false, DecidedBy::Bare)
     } else if remote && env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR").is_none() {
         (false, DecidedBy::Remote)
-    } else if let Some((on, path)) = setting("autoMemoryEnabled", &mut diagnostics) {
+    } else if let Some((on, path)) = auto_memory_setting(&settings, &mut diagnostics) {
         (on, DecidedBy::Settings(path))
     } else {
         (true, DecidedBy::Default)
@@ -221,6 +221,38 @@ pub fn resolve(fs: &dyn Fs, env: Env<'_>, project_dir: &str, config_dir: &str) -
         recall_shortlist,
         memory_writes,
         diagnostics,
+    }
+}
+
+/// `autoMemoryEnabled` across the settings files (R4.2 step 4), and the file that decided. The
+/// terminal agent lets the first file that defines it win; memdir's own runs (hooks,
+/// extraction, the dream, MCP writes) let any file turn memory off and none turn it back on
+/// (issue 44): a cloned repository's `true` never overrides the user's `false`, and a
+/// diagnostic says so.
+fn auto_memory_setting(
+    settings: &[(String, serde_json::Value)],
+    diagnostics: &mut Vec<String>,
+) -> Option<(bool, String)> {
+    let mut defined = Vec::new();
+    for (path, value) in settings {
+        match value.get("autoMemoryEnabled") {
+            None => {}
+            Some(serde_json::Value::Bool(on)) => defined.push((*on, path.clone())),
+            Some(other) => diagnostics
+                .push(format!("{path}: `autoMemoryEnabled` must be true or false, not {other}; ignored")),
+        }
+    }
+    let first = defined.first()?.clone();
+    match defined.iter().find(|(on, _)| !on) {
+        Some(off) if first.0 => {
+            diagnostics.push(format!(
+                "{}: `autoMemoryEnabled: true` is not followed: {} turns auto memory off, and settings \
+                 may only turn it off, never back on (CLAUDE_CODE_DISABLE_AUTO_MEMORY=0 turns it on)",
+                first.1, off.1
+            ));
+            Some(off.clone())
+        }
+        _ => Some(first),
     }
 }
 
