@@ -62,6 +62,53 @@ impl Context {
         Ok(bytes)
     }
 
+    /// A JSON payload on standard input (at most `limit` bytes): read until it is complete JSON
+    /// or the input ends, for at most `deadline`. A client that keeps the input open after its
+    /// payload does not hold the caller up (issue 44); one that sends nothing whole in time is
+    /// an error. Empty input is empty bytes.
+    pub fn read_json_stdin(&self, limit: u64, deadline: std::time::Duration) -> std::io::Result<Vec<u8>> {
+        use std::io::Read;
+        if self.stdin.is_some() {
+            return self.read_stdin(limit);
+        }
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        // A thread, so the wait can end: a read blocked on an open pipe cannot be interrupted,
+        // and the thread ends with the process.
+        std::thread::spawn(move || {
+            let mut stdin = std::io::stdin().lock().take(limit + 1);
+            let mut chunk = vec![0u8; 64 * 1024];
+            while let Ok(n) = stdin.read(&mut chunk) {
+                if n == 0 || tx.send(chunk[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        let end = std::time::Instant::now() + deadline;
+        let mut bytes = Vec::new();
+        loop {
+            match rx.recv_timeout(end.saturating_duration_since(std::time::Instant::now())) {
+                Ok(chunk) => {
+                    bytes.extend_from_slice(&chunk);
+                    if bytes.len() as u64 > limit {
+                        return Err(std::io::Error::other(format!(
+                            "standard input is larger than {limit} bytes"
+                        )));
+                    }
+                    if serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok() {
+                        return Ok(bytes);
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Ok(bytes),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!("no complete payload on standard input within {} s", deadline.as_secs()),
+                    ));
+                }
+            }
+        }
+    }
+
     /// The environment variable `name`, when set and not empty (the last definition wins).
     pub fn var(&self, name: &str) -> Option<&str> {
         let (_, value) = self.env.iter().rev().find(|(k, _)| k == name)?;

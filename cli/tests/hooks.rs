@@ -298,3 +298,52 @@ fn a_memory_left_out_for_the_clients_limit_comes_at_the_next_prompt() {
     assert!(!first.contains(&second[0]));
     assert_eq!(h.log(), "");
 }
+
+/// Issue 44, low: a client that sends its payload and keeps standard input open does not hold
+/// the prompt, and one that sends nothing whole is answered too: the hook reads with a deadline.
+#[test]
+fn a_client_that_keeps_stdin_open_does_not_hold_the_hook() {
+    let home = Home::new();
+    for payload in [home.payload("SessionStart", json!({"source": "startup"})), b"{\"session_id\": ".to_vec()]
+    {
+        let mut child = home
+            .command(&["hook", "codex", "session-start"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&payload).unwrap();
+        // stdin stays open until the hook has answered (or the wait below gives up).
+        wait_for("the hook to answer with stdin open", || child.try_wait().unwrap().is_some());
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.code().is_some(), "{out:?}");
+    }
+}
+
+/// Issue 44, low: `.sessions/` stays bounded: a session's start removes session files nobody
+/// touched for 30 days and keeps the recent ones.
+#[test]
+fn a_session_start_prunes_old_session_files() {
+    let h = Home::new();
+    let sessions = h.memory_dir().join(".sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let month_ago = std::time::SystemTime::now() - Duration::from_secs(40 * 86_400);
+    for name in ["codex-old.json", "codex-old.cursor"] {
+        std::fs::write(sessions.join(name), "{}").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(sessions.join(name))
+            .unwrap()
+            .set_modified(month_ago)
+            .unwrap();
+    }
+    std::fs::write(sessions.join("codex-recent.json"), "{}").unwrap();
+    let (status, _) =
+        h.hook(&["hook", "codex", "session-start"], &h.payload("SessionStart", json!({"source": "startup"})));
+    assert_eq!(status, 0);
+    assert!(!sessions.join("codex-old.json").exists() && !sessions.join("codex-old.cursor").exists());
+    assert!(sessions.join("codex-recent.json").exists());
+}

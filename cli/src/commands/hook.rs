@@ -52,6 +52,9 @@ const CHILD_GUARD: &str = "MEMDIR_HOOK_CHILD";
 
 /// The largest payload read: a client sends a few kilobytes.
 const MAX_PAYLOAD: u64 = 4 << 20;
+/// How long a hook waits for its payload: a client that keeps standard input open must not hold
+/// the prompt (issue 44).
+const PAYLOAD_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The most of a prompt recall searches: a request, not a pasted log.
 const MAX_QUERY: usize = 32 << 10;
@@ -96,7 +99,7 @@ fn answer(ctx: &Context, args: &Args) -> Result<(Client, Option<String>), Failur
     if ctx.var(CHILD_GUARD).is_some() {
         return Ok((args.client, None));
     }
-    let bytes = ctx.read_stdin(MAX_PAYLOAD)?;
+    let bytes = ctx.read_json_stdin(MAX_PAYLOAD, PAYLOAD_DEADLINE)?;
     let value: serde_json::Value = if bytes.iter().all(u8::is_ascii_whitespace) {
         serde_json::Value::Object(Default::default())
     } else {
@@ -204,6 +207,26 @@ impl Turn {
         Ok(true)
     }
 
+    /// Keeps `.sessions/` bounded (issue 44): files untouched for [`SESSION_MAX_AGE`] go, and past
+    /// [`MAX_SESSION_FILES`] the oldest go. Run at a session's start; a failure only leaves more.
+    fn prune_sessions(&self) {
+        let Some(dir) = self.stem.parent() else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .collect();
+        files.sort_by_key(|f| std::cmp::Reverse(f.0));
+        let now = std::time::SystemTime::now();
+        for (i, (modified, path)) in files.iter().enumerate() {
+            let old = now.duration_since(*modified).is_ok_and(|age| age > SESSION_MAX_AGE);
+            if old || i >= MAX_SESSION_FILES {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+
     /// The recall session starts again (R8.3).
     fn reset_session(&self) -> Result<(), Failure> {
         let path = self.file(".json");
@@ -218,9 +241,15 @@ fn client_name(client: Client) -> String {
     clap::ValueEnum::to_possible_value(&client).map(|v| v.get_name().to_string()).unwrap_or_default()
 }
 
+/// Session files untouched this long are removed at a session's start.
+const SESSION_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(30 * 86_400);
+/// At most this many session files are kept (a session has two or three).
+const MAX_SESSION_FILES: usize = 600;
+
 /// Path A: guidance and MEMORY.md (the agent reads its own instruction files); team sync in
 /// the background when `teamSync` is `auto`.
 fn session_start(ctx: &Context, client: Client, turn: &Turn) -> Result<Option<String>, Failure> {
+    turn.prune_sessions();
     crate::ops::index::rebuild_missing_index(ctx, &turn.cwd, &mut std::io::sink())?;
     let mut core = ctx.core(whole_tree()?)?;
     let (switches, _) = core.status(&turn.cwd, ctx.env())?;
