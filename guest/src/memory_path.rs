@@ -4,14 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::scan::INDEX_FILE;
-
-/// A character no memory path may hold: a control character, or a bidirectional control
-/// (U+202E and its kin) that makes a name read otherwise than it is, in a terminal or a review
-/// (issue 44). Paths holding one are refused, skipped by the scan and printed escaped.
-pub fn hides_in_a_name(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-}
+use crate::text::hides_in_a_name;
 
 /// `path` when it is a memory path, letting control characters through when `control` (only to
 /// forget a file scan refused to read); otherwise why not.

@@ -304,7 +304,7 @@ fn walk(fs: &dyn Fs, dir: &str, skipped: &mut Vec<Skipped>) -> Result<Listing> {
             // A name with a newline could pass for text of its own wherever paths reach a model
             // (the manifest, an attachment's wrapper): such an entry is reported, escaped, and
             // never read (issue 18).
-            if name.chars().any(crate::memory_path::hides_in_a_name) {
+            if name.chars().any(crate::text::hides_in_a_name) {
                 skipped.push(Skipped {
                     path: escape_controls(&rel),
                     reason: "its name holds control characters; not read (rename it, or forget it by this escaped path)"
@@ -390,7 +390,7 @@ fn resolve_links(headers: &mut [MemoryHeader]) {
 pub fn escape_controls(path: &str) -> String {
     path.chars()
         .map(|c| {
-            if crate::memory_path::hides_in_a_name(c) || c == '\\' {
+            if crate::text::hides_in_a_name(c) || c == '\\' {
                 c.escape_default().to_string()
             } else {
                 c.to_string()

@@ -65,6 +65,14 @@ pub fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// A character no memory path may hold: a control character, or a bidirectional control
+/// (U+202E and its kin) that makes a name read otherwise than it is, in a terminal or a review
+/// (issue 44). Paths holding one are refused, skipped by the scan and printed escaped.
+pub fn hides_in_a_name(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -139,7 +139,7 @@ pub fn forget(fs: &dyn Fs, target: &Target, path: &str, now_ms: i64) -> Result<F
     if path.contains('\\') {
         let raw = crate::scan::unescape_controls(path)
             .ok_or_else(|| invalid(format!("{path:?} is not a memory path: a `\\` escape is malformed")))?;
-        if raw.chars().any(crate::memory_path::hides_in_a_name) {
+        if raw.chars().any(crate::text::hides_in_a_name) {
             let report = forget_checked(fs, &memory_dir, checked_relative_path(&raw, true)?, &guard)?;
             return Ok(ForgetReport { path: crate::scan::escape_controls(&report.path), ..report });
         }
@@ -211,9 +211,8 @@ impl Guard<'_> {
         }
         // Only memories: a file in a folder or with control characters in its name is one the
         // scan never reads (it is forgotten by its escaped path), and has no place in the trash.
-        for rel in changed
-            .iter()
-            .filter(|rel| !rel.contains('/') && !rel.chars().any(crate::memory_path::hides_in_a_name))
+        for rel in
+            changed.iter().filter(|rel| !rel.contains('/') && !rel.chars().any(crate::text::hides_in_a_name))
         {
             crate::trash::keep(fs, dir, rel, self.now_ms).map_err(|e| {
                 invalid(format!("{rel} could not be kept in the trash first ({e}); nothing changed"))
