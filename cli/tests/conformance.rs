@@ -163,6 +163,15 @@ fn main() {
     if failed + scripts.1 + native.1 + wasmtime.1 > 0 {
         std::process::exit(1);
     }
+    // A run that checked nothing (a filter matching no case, cases gone missing) is no pass
+    // (issue 45).
+    if passed == 0 || native.0 == 0 || wasmtime.0 == 0 {
+        eprintln!(
+            "conformance: no case or call script ran{}",
+            filter.map(|f| format!(" (filter {f:?})")).unwrap_or_default()
+        );
+        std::process::exit(1);
+    }
 }
 
 /// The call script of a case, beside its `case.json`.
