@@ -824,8 +824,7 @@ pub fn write_mode(fs: &dyn Fs, target: &Landing<'_>, op: &Value) -> Option<(Opti
     let kind = op["op"].as_str().unwrap_or("");
     let path = op["path"].as_str().unwrap_or("");
     let planned = check_one(fs, target, op, kind, path).ok()?;
-    let mode_of =
-        |t: Option<MemoryType>| t.map_or_else(|| target.policy.strictest(), |t| target.policy.mode(t));
+    let mode_of = |t: Option<MemoryType>| target.policy.mode_of(t);
     // The type written, and the type of every memory the write overwrites or removes.
     let (written, removed): (Option<MemoryType>, Vec<&str>) = match &planned {
         Planned::Save { memory, changed, .. } => {
@@ -900,15 +899,9 @@ fn check_one<'a>(
             };
             let file = file_written(fs, input.memory_dir, &rel, exists, memory.name)?;
             let replaces = (file != rel).then_some(rel);
-            let planned = Planned::Save { file, replaces, changed: Vec::new(), memory };
-            let changed = writer::changes(fs, input.memory_dir, &planned.memory().expect("a save"))
-                .map_err(|e| e.to_string())?;
-            Ok(match planned {
-                Planned::Save { file, replaces, memory, .. } => {
-                    Planned::Save { file, replaces, changed, memory }
-                }
-                delete => delete,
-            })
+            let in_file = writer::Memory { file: Some(&file), replaces: replaces.as_deref(), ..memory };
+            let changed = writer::changes(fs, input.memory_dir, &in_file).map_err(|e| e.to_string())?;
+            Ok(Planned::Save { file, replaces, changed, memory })
         }
         other => Err(format!("unknown op {other:?}: use create, update or delete")),
     }

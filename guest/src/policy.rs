@@ -100,6 +100,12 @@ impl WritePolicy {
         self.0.iter().map(|r| r.mode).max().unwrap_or_default()
     }
 
+    /// The mode for a memory of `memory_type`; one whose type cannot be told gets the strictest
+    /// rule in force, so no rule is bypassed by leaving `type:` out.
+    pub fn mode_of(&self, memory_type: Option<MemoryType>) -> WriteMode {
+        memory_type.map_or_else(|| self.strictest(), |t| self.mode(t))
+    }
+
     /// The mode for `memory_type`.
     pub fn mode(&self, memory_type: MemoryType) -> WriteMode {
         self.rule(memory_type).mode

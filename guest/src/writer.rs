@@ -200,8 +200,7 @@ impl Guard<'_> {
         if let Some(policy) = self.policy {
             for rel in changed {
                 let memory_type = type_of(fs, dir, rel);
-                let mode = memory_type.map_or_else(|| policy.strictest(), |t| policy.mode(t));
-                if mode == crate::policy::WriteMode::Off {
+                if policy.mode_of(memory_type) == crate::policy::WriteMode::Off {
                     return Err(invalid(format!("{rel}: {}", policy.refusal_of(memory_type))));
                 }
             }
