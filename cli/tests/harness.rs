@@ -93,6 +93,26 @@ fn a_component_that_imports_the_filesystem_is_refused() {
     }
 }
 
+/// Issue 45: a core of another contract version is refused with both versions named.
+#[test]
+fn a_component_of_another_contract_version_is_refused_naming_both_versions() {
+    let wasm = wat::parse_str(
+        r#"(component
+            (import "memdir:memory/types@0.2.0" (instance))
+            (import "memdir:memory/host-fs@0.2.0" (instance)))"#,
+    )
+    .unwrap();
+    match ComponentRuntime::from_wasm(&wasm, None) {
+        Err(e @ Error::OtherVersion { .. }) => {
+            let message = e.to_string();
+            assert!(message.contains("memdir:memory@0.2.0"), "{message}");
+            assert!(message.contains(&format!("memdir:memory@{}", memdir_harness::WIT_VERSION)), "{message}");
+        }
+        Err(other) => panic!("refused for the wrong reason: {other}"),
+        Ok(_) => panic!("a 0.2.0 component was accepted"),
+    }
+}
+
 #[test]
 fn a_trap_names_the_operation_and_the_next_call_gets_a_fresh_instance() {
     let runtime = runtime().with_memory_limit(4 * 1024 * 1024);

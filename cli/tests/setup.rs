@@ -164,7 +164,7 @@ fn zed_and_vs_code_are_left_to_memdirs_own_extension_when_it_is_installed() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path();
     std::fs::create_dir_all(home.join(".local/share/zed/extensions/installed/memdir")).unwrap();
-    std::fs::create_dir_all(home.join(".vscode/extensions/memdir.memdir-0.2.0")).unwrap();
+    std::fs::create_dir_all(home.join(".vscode/extensions/memdir.memdir-0.3.0")).unwrap();
     let out = memdir(home, &["setup", "--client", "zed", "--client", "vscode", "--yes"]);
     let said = text(&out);
     assert!(said.contains("Zed: skipped: memdir's extension for it is installed"), "{said}");

@@ -23,10 +23,10 @@ mod component {
         world: "memory-core",
         // A core type that matches its WIT record field for field is used as it is: no conversion.
         with: {
-            "memdir:memory/tools@0.2.0/tool": crate::tools::Tool,
-            "memdir:memory/types@0.2.0/git-command": crate::git::GitCommand,
-            "memdir:memory/types@0.2.0/git-output": crate::git::GitOutput,
-            "memdir:memory/types@0.2.0/git-call": crate::git::GitCall,
+            "memdir:memory/tools@0.3.0/tool": crate::tools::Tool,
+            "memdir:memory/types@0.3.0/git-command": crate::git::GitCommand,
+            "memdir:memory/types@0.3.0/git-output": crate::git::GitOutput,
+            "memdir:memory/types@0.3.0/git-call": crate::git::GitCall,
         },
     });
 

@@ -33,8 +33,8 @@ use crate::in_place::CORE_CWASM;
 /// and a captured stderr). No filesystem, sockets, clocks or random numbers: the host supplies
 /// the world through `host-fs` alone (R0.2). Versions of WASI 0.2 may differ by patch.
 pub const ALLOWED_IMPORTS: &[&str] = &[
-    "memdir:memory/types@0.2.0",
-    "memdir:memory/host-fs@0.2.0",
+    "memdir:memory/types@0.3.0",
+    "memdir:memory/host-fs@0.3.0",
     "wasi:cli/environment@0.2.",
     "wasi:cli/exit@0.2.",
     "wasi:cli/stdin@0.2.",
@@ -65,7 +65,7 @@ pub struct HostState {
 }
 
 /// The version of the WIT package this harness embeds.
-pub const WIT_VERSION: &str = "0.2.0";
+pub const WIT_VERSION: &str = "0.3.0";
 
 /// A compiled component ready to be instantiated: load it once, make a [`ComponentCore`] per
 /// set of granted roots.
@@ -77,6 +77,12 @@ pub struct ComponentRuntime {
     memory_limit: usize,
     /// Each export's place, parameter shapes and result count, made on its first call.
     signatures: Mutex<HashMap<String, Arc<Signature>>>,
+}
+
+/// The contract version an import or export name carries: `0.2.0` of
+/// `memdir:memory/host-fs@0.2.0`; `None` for WASI's names.
+fn contract_version(name: &str) -> Option<&str> {
+    name.strip_prefix("memdir:memory/")?.split_once('@').map(|(_, version)| version)
 }
 
 /// What a call needs to know of an export: where it is, and its type.
@@ -118,6 +124,15 @@ impl ComponentRuntime {
 
     fn with_component(engine: Engine, component: Component) -> Result<Self> {
         let component_type = component.component_type();
+        // A core of another contract version is named as such, before its imports are judged
+        // (issue 45): "exports no scan.scan" would not tell anyone what to do.
+        let names = component_type
+            .imports(&engine)
+            .map(|(name, _)| name)
+            .chain(component_type.exports(&engine).map(|(name, _)| name));
+        if let Some(found) = names.filter_map(contract_version).find(|v| *v != WIT_VERSION) {
+            return Err(Error::OtherVersion { found: found.to_string(), expected: WIT_VERSION.to_string() });
+        }
         let forbidden: Vec<&str> = component_type
             .imports(&engine)
             .map(|(name, _)| name)

@@ -24,6 +24,17 @@ pub enum Error {
     /// disagree about the contract (a bug, or a core from another memdir version).
     #[error("the memory core's contract was broken: {0}")]
     Contract(String),
+    /// The component implements another version of the contract (`memdir:memory@found`).
+    #[error(
+        "the memory core implements memdir:memory@{found}, but this host speaks memdir:memory@{expected}; \
+         use the core that ships with this memdir, or a memdir of the core's version"
+    )]
+    OtherVersion {
+        /// The version the component's imports and exports name.
+        found: String,
+        /// [`crate::WIT_VERSION`].
+        expected: String,
+    },
     /// The component imports something memdir does not grant (R0.2).
     #[error("the memory core imports `{0}`, which memdir does not grant; refusing to run it")]
     ForbiddenImport(String),

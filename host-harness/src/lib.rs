@@ -39,7 +39,7 @@ mod wasi;
 mod wit_value;
 
 pub use api::Core;
-pub use component::{ALLOWED_IMPORTS, CORE_WASM, ComponentCore, ComponentRuntime};
+pub use component::{ALLOWED_IMPORTS, CORE_WASM, ComponentCore, ComponentRuntime, WIT_VERSION};
 pub use error::{Error, Result};
 pub use fs::ConfinedFs;
 #[cfg(feature = "native")]

@@ -61,7 +61,7 @@ test("ovsx publishes it, to a registry on loopback", async () => {
     req.on("end", () => {
       received.push({ method: req.method, url: req.url, body: Buffer.concat(chunks) });
       res.writeHead(req.url.startsWith("/api/-/publish") ? 201 : 200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ namespace: "memdir", name: "memdir", version: "0.2.0", success: "created" }));
+      res.end(JSON.stringify({ namespace: "memdir", name: "memdir", version: "0.3.0", success: "created" }));
     });
   });
   await new Promise((ok) => registry.listen(0, "127.0.0.1", ok));

@@ -148,7 +148,7 @@ fn hook_command(program: &str, client: &str, event: &str, llm: Option<&str>) -> 
 pub enum Installed {
     /// Exactly its id (Zed).
     As(&'static str),
-    /// Its id, `-` and its version (VS Code: `memdir.memdir-0.2.0`).
+    /// Its id, `-` and its version (VS Code: `memdir.memdir-0.3.0`).
     Versioned(&'static str),
 }
 

@@ -1,6 +1,6 @@
 """The memdir memory core embedded in Python, through wasmtime-py's component API.
 
-The core is a WebAssembly component (WIT package memdir:memory@0.2.0). It does no I/O of its
+The core is a WebAssembly component (WIT package memdir:memory@0.3.0). It does no I/O of its
 own: this module supplies its filesystem (`host-fs`), confined to the directories the caller
 grants, as the Rust harness and the VS Code extension confine theirs, and runs its workflows'
 model calls (the step loop in `drive`). Everything else — where memory lives, which switches
@@ -37,7 +37,7 @@ from wasmtime.component import (
     VariantType,
 )
 
-WIT_VERSION = "0.2.0"
+WIT_VERSION = "0.3.0"
 
 
 def component_path() -> str:
@@ -475,6 +475,15 @@ class MemoryCore:
             wasm_path = component_path()
         self.engine = Engine()
         self.component = Component.from_file(self.engine, wasm_path)
+        names = [*self.component.type.imports(self.engine), *self.component.type.exports(self.engine)]
+        for name in names:
+            if name.startswith("memdir:memory/") and "@" in name:
+                found = name.split("@", 1)[1]
+                if found != WIT_VERSION:
+                    raise ImportError(
+                        f"the memory core implements memdir:memory@{found}, but this host speaks "
+                        f"memdir:memory@{WIT_VERSION}; use the core that ships with this memdir, "
+                        "or a memdir of the core's version")
         forbidden = [name for name in self.component.type.imports(self.engine)
                      if not name.startswith(ALLOWED_IMPORTS)]
         if forbidden:
