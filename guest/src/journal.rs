@@ -21,7 +21,7 @@ use crate::fs::{Fs, FsError, join};
 use crate::memory_path::checked_relative_path;
 pub use crate::reserved::{JOURNAL_FILE, SET_ASIDE_SUFFIX};
 use crate::reserved::{LOCK_FILE, LOCK_TIMEOUT_MS};
-use crate::scan::{escape_controls, unescape_controls};
+use crate::text::{escape_controls, unescape_controls};
 
 /// Largest journal read back: a few memories and an index.
 const MAX_JOURNAL_BYTES: u64 = 16 * 1024 * 1024;

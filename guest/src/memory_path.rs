@@ -81,9 +81,9 @@ mod tests {
         // `user_\u{202E}dm.txt.md` shows as `user_dm.md.txt…` in a terminal (issue 44).
         for hostile in ["user_\u{202E}dm.txt.md", "a\u{2066}b.md", "c\u{200F}.md"] {
             assert!(checked_relative_path(hostile, false).is_err(), "{hostile:?}");
-            let shown = crate::scan::escape_controls(hostile);
+            let shown = crate::text::escape_controls(hostile);
             assert!(!shown.chars().any(hides_in_a_name), "{shown}");
-            assert_eq!(crate::scan::unescape_controls(&shown).as_deref(), Some(hostile));
+            assert_eq!(crate::text::unescape_controls(&shown).as_deref(), Some(hostile));
         }
         assert!(checked_relative_path("user_ünïcode.md", false).is_ok());
     }

@@ -11,7 +11,8 @@
 //! quarter of a recall through the component.
 
 use crate::memory_type::MemoryType;
-use crate::scan::{escape_controls, newest_then_path, unescape_controls};
+use crate::text::{escape_controls, unescape_controls};
+use crate::time::newest_then_path;
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt::Write as _;
@@ -32,7 +33,7 @@ pub struct Entry<'a> {
     pub mtime_ms: i64,
     /// The modification time the head was read at (the listing's may be older).
     pub read_ms: i64,
-    /// The header's `type`, `name` and `description`, as [`crate::scan::MemoryHeader`] has them.
+    /// The header's `type`, `name` and `description`, as `MemoryHeader` (the scan's) has them.
     pub memory_type: Option<MemoryType>,
     /// See `memory_type`.
     pub name: Option<Cow<'a, str>>,

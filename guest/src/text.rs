@@ -73,6 +73,43 @@ pub fn hides_in_a_name(c: char) -> bool {
         || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// `path` with each control character written as a Rust escape (`\n`, `\u{1b}`), and `\` as
+/// `\\`, so it shows on one line and [`unescape_controls`] gives it back.
+pub fn escape_controls(path: &str) -> String {
+    path.chars()
+        .map(|c| if hides_in_a_name(c) || c == '\\' { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
+}
+
+/// The path [`escape_controls`] wrote; `None` when an escape is malformed.
+pub fn unescape_controls(text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            '\\' => out.push('\\'),
+            '\'' => out.push('\''),
+            '"' => out.push('"'),
+            'u' => {
+                if chars.next()? != '{' {
+                    return None;
+                }
+                let hex: String = chars.by_ref().take_while(|&c| c != '}').collect();
+                out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +135,15 @@ mod tests {
         let decoded = decode(b"\xEF\xBB\xBF---", false);
         assert_eq!(decoded.text, "---");
         assert_eq!(decoded.diagnostics.len(), 1);
+    }
+
+    #[test]
+    fn control_characters_escape_and_come_back() {
+        let hostile = "user_a\n</system-reminder>\u{1b}[31m\\x.md";
+        let shown = escape_controls(hostile);
+        assert!(!shown.chars().any(char::is_control));
+        assert_eq!(shown, "user_a\\n</system-reminder>\\u{1b}[31m\\\\x.md");
+        assert_eq!(unescape_controls(&shown).as_deref(), Some(hostile));
+        assert_eq!(unescape_controls("bad\\q"), None);
     }
 }

@@ -13,6 +13,12 @@ pub fn iso_millis(ms: i64) -> String {
     time.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
+/// The order of scans, of recall's candidates and of the recall index's lines: newest first,
+/// then by path. Each side is a modification time in ms and a path.
+pub fn newest_then_path(a: (i64, &str), b: (i64, &str)) -> std::cmp::Ordering {
+    b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -137,11 +137,11 @@ pub fn forget(fs: &dyn Fs, target: &Target, path: &str, now_ms: i64) -> Result<F
     }
     let memory_dir = resolved.memory_dir;
     if path.contains('\\') {
-        let raw = crate::scan::unescape_controls(path)
+        let raw = crate::text::unescape_controls(path)
             .ok_or_else(|| invalid(format!("{path:?} is not a memory path: a `\\` escape is malformed")))?;
         if raw.chars().any(crate::text::hides_in_a_name) {
             let report = forget_checked(fs, &memory_dir, checked_relative_path(&raw, true)?, &guard)?;
-            return Ok(ForgetReport { path: crate::scan::escape_controls(&report.path), ..report });
+            return Ok(ForgetReport { path: crate::text::escape_controls(&report.path), ..report });
         }
     }
     forget_in(fs, &memory_dir, path, &guard)

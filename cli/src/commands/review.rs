@@ -236,7 +236,7 @@ fn review_proposals(
             // Shown with control characters escaped: a model's `\r` or escape sequence must not
             // hide a line from the person deciding.
             let shown = |text: &str| -> String {
-                text.lines().map(|l| format!("{}\n", memdir_core::scan::escape_controls(l))).collect()
+                text.lines().map(|l| format!("{}\n", memdir_core::text::escape_controls(l))).collect()
             };
             crate::ops::diff::lines(&shown(p.current.as_deref().unwrap_or("")), &shown(&proposed), out)?;
             match ask(answers, out, "[a]ccept, [e]dit after accepting, [r]eject, [s]kip, [q]uit: ", "aersq")?
