@@ -163,7 +163,7 @@ impl Context {
     /// A core on the chosen backend, with `fs` as its filesystem.
     pub fn core(&self, fs: ConfinedFs) -> Result<Box<dyn Core + '_>, Error> {
         if let Some(log) = &self.record {
-            let grant = memdir_harness::calls::Grant::of(&fs);
+            let grant = memdir_harness::calls::grant_of(&fs);
             return Ok(Box::new(memdir_harness::calls::Recording::new(
                 self.backend_core(fs)?,
                 grant,

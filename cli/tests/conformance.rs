@@ -272,7 +272,8 @@ fn replay(
     for (i, c) in script.iter().enumerate() {
         let grant: memdir_harness::calls::Grant =
             serde_json::from_value(resolve(&serde_json::to_value(&c.grant).unwrap())).unwrap();
-        let fs = grant.open().map_err(|e| format!("call {i} ({}): grant: {e}", c.func))?;
+        let fs =
+            memdir_harness::grant_fs(&grant).map_err(|e| format!("call {i} ({}): grant: {e}", c.func))?;
         let args: Vec<Value> = c.args.iter().map(&resolve).collect();
         let got = call(fs, &c.func, &args).map_err(|e| format!("call {i} ({}): {e}", c.func))?;
         let expected = resolve(&c.result);

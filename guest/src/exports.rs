@@ -14,8 +14,8 @@ mod component {
     use crate::target::Target;
     use crate::{
         approval, budget, check, dailylog, dream, evidence, extract, freshness, hook, index, instructions,
-        manifest, model, paths, pause, pending, policy, prompt, recall, scan, switches, team, tools, trash,
-        writer,
+        manifest, model, paths, pause, pending, plan, policy, prompt, recall, scan, switches, team, tools,
+        trash, writer,
     };
 
     wit_bindgen::generate!({
@@ -27,6 +27,9 @@ mod component {
             "memdir:memory/types@0.3.0/git-command": crate::git::GitCommand,
             "memdir:memory/types@0.3.0/git-output": crate::git::GitOutput,
             "memdir:memory/types@0.3.0/git-call": crate::git::GitCall,
+            "memdir:memory/paths@0.3.0/grant": crate::plan::Grant,
+            "memdir:memory/hook@0.3.0/prompt-event": crate::hook::PromptEvent,
+            "memdir:memory/hook@0.3.0/injected": crate::hook::Injected,
         },
     });
 
@@ -266,6 +269,18 @@ mod component {
                 ex::paths::AgentScope::Local => paths::AgentScope::Local,
             };
             paths::agent_memory_dir(&HostFs, &cwd, &env, &agent_type, scope).map_err(wit_error)
+        }
+
+        fn plan(operation: ex::paths::Operation, target: wit::Target) -> Result<plan::Grant, wit::Error> {
+            use ex::paths::Operation as W;
+            let operation = match operation {
+                W::Read => plan::Operation::Read,
+                W::Recall => plan::Operation::Recall,
+                W::Write => plan::Operation::Write,
+                W::WriteShared => plan::Operation::WriteShared,
+                W::Hook => plan::Operation::Hook,
+            };
+            plan::plan(&HostFs, operation, &core_target(target)).map_err(wit_error)
         }
     }
 
@@ -926,6 +941,35 @@ mod component {
         fn session_name(client: String, session: Option<String>) -> String {
             hook::session_name(&client, session.as_deref())
         }
+
+        fn prompt(event: hook::PromptEvent) -> Result<ex::hook::PromptStep, wit::Error> {
+            hook::prompt(&HostFs, &event).map(wit_prompt_step).map_err(wit_error)
+        }
+
+        fn resume(state: String, reply: ex::model::ModelReply) -> Result<ex::hook::PromptStep, wit::Error> {
+            hook::resume(&HostFs, &state, core_reply(reply)).map(wit_prompt_step).map_err(wit_error)
+        }
+
+        fn reset(
+            client: String,
+            session: Option<String>,
+            cwd: String,
+            env: Vec<(String, String)>,
+        ) -> Result<bool, wit::Error> {
+            hook::reset(&HostFs, &client, session.as_deref(), &cwd, &env).map_err(wit_error)
+        }
+    }
+
+    fn wit_prompt_step(step: Step<hook::Injected>) -> ex::hook::PromptStep {
+        match step {
+            Step::Ask(call) => ex::hook::PromptStep::Ask(wit_call(call)),
+            Step::Embed(c) => ex::hook::PromptStep::Embed(ex::model::EmbedCall {
+                texts: c.texts,
+                state: c.state,
+                call: c.call,
+            }),
+            Step::Done(injected) => ex::hook::PromptStep::Done(injected),
+        }
     }
 
     fn hook_cap(cap_bytes: Option<u32>) -> usize {
@@ -1063,6 +1107,7 @@ mod table {
             "index.truncate" => json!(index::truncate(&s(0)?)),
             "paths.slug" => json!(paths::slug(&s(0)?)),
             "paths.locate" => wit(paths::memory_location(fs, &s(0)?, &env(1)?)),
+            "paths.plan" => wit(crate::plan::plan(fs, de(func, arg(0))?, &de(func, arg(1))?)),
             "paths.agent-dir" => {
                 wit(paths::agent_memory_dir(fs, &s(0)?, &env(1)?, &s(2)?, de(func, arg(3))?))
             }
@@ -1128,6 +1173,12 @@ mod table {
             "hook.fit" => json!(hook::fit(&s(0)?, cap(1)?)),
             "hook.session-name" => {
                 json!(hook::session_name(&s(0)?, de::<Option<String>>(func, arg(1))?.as_deref()))
+            }
+            "hook.prompt" => wit(hook::prompt(fs, &de(func, arg(0))?)),
+            "hook.resume" => wit(hook::resume(fs, &s(0)?, de(func, arg(1))?)),
+            "hook.reset" => {
+                let session: Option<String> = de(func, arg(1))?;
+                wit(hook::reset(fs, &s(0)?, session.as_deref(), &s(2)?, &env(3)?))
             }
             "tools.catalog" => json!(crate::tools::catalog()),
             other => return Err(format!("no exported function {other:?}")),

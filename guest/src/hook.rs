@@ -1,11 +1,17 @@
 //! What a lifecycle hook hands its agent (R14): recalled memories framed as data, whole ones
 //! only, within the client's limit; other hook text cut at a line end when it is too long; a
-//! client's session id as a file name. Every host with hooks (the CLI's `memdir hook`, the
-//! opencode plugin through the component) takes these from here, so the agents read the same
-//! words.
+//! client's session id as a file name. A user prompt is one operation here ([`prompt`]): the
+//! session files in `.sessions/`, recall, and the text to inject, so a host makes one call on
+//! one instance and keeps no state of its own (issue 45). Every host with hooks (the CLI's
+//! `memdir hook`, the opencode plugin through the component) takes these from here, so the
+//! agents read the same words.
 
 use crate::budget::Session;
-use crate::recall::Attachment;
+use crate::fs::{EntryKind, Fs, FsError};
+use crate::model::{Reply, Step};
+use crate::recall::{self, Attachment};
+use crate::target::Target;
+use serde::{Deserialize, Serialize};
 
 /// What frames recalled memories. One client places hook text after the user's prompt, so the
 /// model must not read it as the task (R14.2).
@@ -76,6 +82,220 @@ pub fn session_name(client: &str, session: Option<&str>) -> String {
     let id = session.unwrap_or("default");
     let id = if plain(id) { id.to_string() } else { format!("h{:016x}", crate::text::fnv1a(id)) };
     format!("{client}-{id}")
+}
+
+/// The most of a prompt recall searches: a request, not a pasted log.
+pub const MAX_QUERY: usize = 32 << 10;
+
+/// The most prompt text kept for one turn's extraction.
+pub const MAX_TURN_LOG: u64 = 1 << 20;
+
+/// The largest session file read: a session holds a few hundred names.
+const MAX_SESSION_BYTES: u64 = 1 << 20;
+
+/// One user prompt, as a hook saw it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct PromptEvent {
+    /// The client's name (`codex`), which names its session files.
+    pub client: String,
+    /// The client's session id, if it gave one.
+    pub session: Option<String>,
+    /// The working directory, absolute.
+    pub cwd: String,
+    /// The environment the core may consult.
+    pub env: Vec<(String, String)>,
+    /// What the user wrote.
+    pub prompt: String,
+    /// The client takes text at a prompt (some take it only at a session's start).
+    pub inject: bool,
+    /// Keep the prompt in the turn's log for the stop's extraction; a plugin that keeps the turn
+    /// itself hands it over whole instead.
+    pub keep_turn: bool,
+    /// The client's limit for hook text in bytes (`None`: [`COMMON_CAP`]).
+    pub cap_bytes: Option<u32>,
+    /// "Now", ms since the epoch.
+    pub now_ms: i64,
+    /// The user's embeddings model (see [`recall::Input::embeddings`]).
+    pub embeddings: Option<String>,
+}
+
+/// What a prompt hands the agent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Injected {
+    /// The text to inject; `None` when there is nothing.
+    pub text: Option<String>,
+    /// What the host should log: recall's notes (an embeddings model that failed, say).
+    pub diagnostics: Vec<String>,
+}
+
+/// What a prompt waiting for vectors keeps.
+#[derive(Serialize, Deserialize)]
+struct PromptState {
+    recall: String,
+    session_file: String,
+    cap: usize,
+}
+
+/// One user prompt (R14.2, R8): the prompt kept in the turn's log, then offline recall within
+/// the session's budgets, the session kept in `.sessions/`, and the recalled memories framed
+/// within the client's limit. Asks only for vectors, when an embeddings model is named. Writes
+/// only under the project's memory directory, which the plan for [`crate::plan::Operation::Hook`]
+/// grants; a project with no memory directory and no user-wide or group memory gets nothing.
+pub fn prompt(fs: &dyn Fs, event: &PromptEvent) -> crate::Result<Step<Injected>> {
+    let nothing = || Ok(Step::Done(Injected::default()));
+    if event.prompt.trim().is_empty() {
+        return nothing();
+    }
+    let location = crate::paths::memory_location(fs, &event.cwd, &event.env)?;
+    let dir = &location.memory_dir;
+    match fs.stat(dir) {
+        Ok(stat) if stat.kind != EntryKind::Dir => {
+            // A broken directory gives no injection (R14.2): not a half-built prompt about it.
+            return Err(crate::Error::InvalidInput(format!(
+                "{dir}: the memory directory is not a directory"
+            )));
+        }
+        Ok(_) => {}
+        // A project with no memory of its own still recalls the user-wide and group memories;
+        // its (empty) memory directory holds the session.
+        Err(e) if e.is_not_found() && !crate::scope::shared(&location).is_empty() => {
+            fs.create_dir_all(dir)?
+        }
+        Err(e) if e.is_not_found() => return nothing(),
+        Err(e) => return Err(e.into()),
+    }
+    let sessions = sessions_dir(fs, dir)?;
+    let stem = crate::fs::join(&sessions, &session_name(&event.client, event.session.as_deref()));
+    if event.keep_turn {
+        remember_prompt(fs, &stem, &event.prompt, event.now_ms)?;
+    }
+    if !event.inject {
+        return nothing();
+    }
+    let session_file = format!("{stem}.json");
+    // A session file that is not one (a crash, an older memdir) starts a new session.
+    let session = fs
+        .read_file(&session_file, MAX_SESSION_BYTES)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .filter(|text| Session::from_json(text).is_ok())
+        .unwrap_or_default();
+    let mut end = event.prompt.len().min(MAX_QUERY);
+    while !event.prompt.is_char_boundary(end) {
+        end -= 1;
+    }
+    let input = recall::Input {
+        target: Target::new(&event.cwd, &event.env),
+        query: event.prompt[..end].to_string(),
+        now_ms: event.now_ms,
+        session,
+        // Prompt time never waits for a model (R14.2): the offline selector, with the user's
+        // embeddings model when one is set.
+        offline: true,
+        embeddings: event.embeddings.clone(),
+        ..recall::Input::default()
+    };
+    let cap = event.cap_bytes.map_or(COMMON_CAP, |c| c as usize);
+    let step = recall::start(fs, &input)?;
+    follow(fs, step, session_file, cap)
+}
+
+/// Goes on with a prompt that asked for vectors.
+pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> crate::Result<Step<Injected>> {
+    let PromptState { recall, session_file, cap } = crate::model::state("hook prompt", state)?;
+    let step = recall::resume(fs, &recall, reply)?;
+    follow(fs, step, session_file, cap)
+}
+
+/// Passes recall's questions on with this prompt's state around theirs; once it is done, keeps
+/// the session and frames what fits.
+fn follow(
+    fs: &dyn Fs,
+    step: Step<recall::RecallResult>,
+    session_file: String,
+    cap: usize,
+) -> crate::Result<Step<Injected>> {
+    let wrap = |recall: String| {
+        let state = PromptState { recall, session_file: session_file.clone(), cap };
+        serde_json::to_string(&state).expect("states always serialise")
+    };
+    match step {
+        Step::Ask(mut call) => {
+            call.state = wrap(call.state);
+            Ok(Step::Ask(call))
+        }
+        Step::Embed(mut call) => {
+            call.state = wrap(call.state);
+            Ok(Step::Embed(call))
+        }
+        Step::Done(result) => {
+            // What does not fit the client's limit is taken back from the session: a later
+            // turn may recall it.
+            let framed = recall_context(&result.session, &result.attachments, cap)?;
+            fs.write_file(&session_file, framed.session.as_bytes())?;
+            Ok(Step::Done(Injected { text: framed.text, diagnostics: result.diagnostics }))
+        }
+    }
+}
+
+/// The recall session of `client`'s `session` in `cwd`'s memory starts again (R8.3). A session
+/// never kept is left alone: nothing is created.
+pub fn reset(
+    fs: &dyn Fs,
+    client: &str,
+    session: Option<&str>,
+    cwd: &str,
+    env: &[(String, String)],
+) -> crate::Result<bool> {
+    let location = crate::paths::memory_location(fs, cwd, env)?;
+    let sessions = crate::fs::join(&location.memory_dir, ".sessions");
+    let file = format!("{}.json", crate::fs::join(&sessions, &session_name(client, session)));
+    match fs.stat(&file) {
+        Ok(_) => fs.write_file(&file, b"").map(|()| true).map_err(Into::into),
+        Err(e) if e.is_not_found() || matches!(e, FsError::NotADirectory(_)) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `<memory>/.sessions`, created on first use. A link or a file planted in its place would
+/// send the hook's writes elsewhere: refused.
+fn sessions_dir(fs: &dyn Fs, memory_dir: &str) -> crate::Result<String> {
+    let path = crate::fs::join(memory_dir, ".sessions");
+    let entry = fs.list_dir(memory_dir)?.into_iter().find(|e| e.name == ".sessions");
+    match entry.map(|e| e.kind) {
+        Some(EntryKind::Dir) => {}
+        Some(_) => {
+            return Err(crate::Error::InvalidInput(format!(
+                "{path}: not a plain folder (a link?); the hook keeps no state through it"
+            )));
+        }
+        None => fs.create_dir_all(&path)?,
+    }
+    Ok(path)
+}
+
+/// Adds the prompt to the turn's log (`<stem>.jsonl`, in the transcript wire format) and notes
+/// when the turn began (`<stem>.turn`): what the agent writes after that is its own (R9.3).
+fn remember_prompt(fs: &dyn Fs, stem: &str, prompt: &str, now_ms: i64) -> crate::Result<()> {
+    let log = format!("{stem}.jsonl");
+    let size = match fs.stat(&log) {
+        Ok(stat) => stat.size,
+        Err(e) if e.is_not_found() => 0,
+        Err(e) => return Err(e.into()),
+    };
+    if size < MAX_TURN_LOG {
+        let mut line = serde_json::json!({ "role": "user", "content": prompt }).to_string();
+        line.push('\n');
+        fs.append_file(&log, line.as_bytes())?;
+    }
+    let turn = format!("{stem}.turn");
+    match fs.stat(&turn) {
+        Ok(_) => Ok(()),
+        Err(FsError::NotFound(_)) => Ok(fs.write_file(&turn, now_ms.to_string().as_bytes())?),
+        Err(e) => Err(e.into()),
+    }
 }
 
 #[cfg(test)]

@@ -56,6 +56,7 @@ pub mod model;
 pub mod paths;
 pub mod pause;
 pub mod pending;
+pub mod plan;
 pub mod policy;
 pub mod prompt;
 pub mod recall;

@@ -1,19 +1,21 @@
 //! The typed API every backend shares: [`Core`], written once over each backend's one method.
 
 use crate::error::{Error, Result};
+use crate::fs::ConfinedFs;
 use crate::wit_value::{Arg, Returned};
 use memdir_core::budget::{Limits, Totals};
 use memdir_core::check::CheckStep;
 use memdir_core::dream::{self, DreamResult};
 use memdir_core::extract::{self, ExtractResult};
 use memdir_core::git::GitOutput;
-use memdir_core::hook::RecallContext;
+use memdir_core::hook::{Injected, PromptEvent, RecallContext};
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
 use memdir_core::model::{Reply, Step};
 use memdir_core::paths::{AgentScope, MemoryLocation};
 use memdir_core::pause::Pause;
 use memdir_core::pending::Proposal;
+use memdir_core::plan::{self, Operation};
 use memdir_core::prompt::Options;
 use memdir_core::recall::{self, Attachment, RecallResult};
 use memdir_core::scan::{MemoryHeader, ScanReport};
@@ -48,6 +50,25 @@ pub trait Core {
     /// `Err` is the host's own failure: a trap, a core that will not load, or a call that fits
     /// no export.
     fn call(&mut self, func: &str, args: &[Arg<'_>]) -> Result<Returned>;
+
+    /// Replaces the filesystem the core runs on, keeping the instance: how a plan from
+    /// [`Core::open`] is applied without starting another.
+    fn regrant(&mut self, fs: ConfinedFs);
+
+    /// What `operation` may read and write on `target`, as the core decides it (issue 45).
+    fn plan(&mut self, operation: Operation, target: &Target) -> Result<plan::Grant> {
+        outcome(self, "paths.plan", args![operation, target])
+    }
+
+    /// Asks the core for `operation`'s plan on `target` and applies it to this core: each
+    /// writable root is created when missing, then granted. The host decides nothing; one
+    /// instance answers the plan and runs the operation.
+    fn open(&mut self, operation: Operation, target: &Target) -> Result<plan::Grant> {
+        let grant = self.plan(operation, target)?;
+        let fs = grant_fs(&grant).map_err(|e| Error::Core(memdir_core::Error::InvalidInput(e)))?;
+        self.regrant(fs);
+        Ok(grant)
+    }
 
     /// Scans a memory directory (R5.1), dating each header's freshness at `now_ms`.
     fn scan(&mut self, dir: &str, now_ms: i64) -> Result<ScanReport> {
@@ -244,6 +265,26 @@ pub trait Core {
     fn hook_fit(&mut self, text: &str, cap_bytes: Option<u32>) -> Result<String> {
         plain(self, "hook.fit", args![text, cap_bytes])
     }
+    /// One user prompt through a hook: the session files, offline recall and the framed text,
+    /// on a core opened for [`Operation::Hook`].
+    fn hook_prompt(&mut self, event: &PromptEvent) -> Result<Step<Injected>> {
+        outcome(self, "hook.prompt", args![event])
+    }
+    /// Resumes a prompt that asked for vectors.
+    fn hook_resume(&mut self, state: &str, reply: Reply) -> Result<Step<Injected>> {
+        outcome(self, "hook.resume", args![state, reply])
+    }
+    /// Starts `client`'s recall `session` in `cwd`'s memory again (R8.3), on a core opened for
+    /// [`Operation::Hook`]; true when there was one.
+    fn hook_reset(
+        &mut self,
+        client: &str,
+        session: Option<&str>,
+        cwd: &str,
+        env: &[(String, String)],
+    ) -> Result<bool> {
+        outcome(self, "hook.reset", args![client, session, cwd, env])
+    }
     /// The file name (without extension) of a client's session in `.sessions/`.
     fn hook_session_name(&mut self, client: &str, session: Option<&str>) -> Result<String> {
         plain(self, "hook.session-name", args![client, session])
@@ -272,4 +313,17 @@ fn outcome<T: DeserializeOwned>(core: &mut (impl Core + ?Sized), func: &str, arg
         Outcome::Ok(value) => Ok(value),
         Outcome::Err(e) => Err(Error::Core(e)),
     }
+}
+
+/// A filesystem granting `grant`'s roots; each writable one is created when missing first.
+pub fn grant_fs(grant: &plan::Grant) -> std::result::Result<ConfinedFs, String> {
+    let mut fs = ConfinedFs::new();
+    for dir in &grant.read {
+        fs = fs.grant_read(dir).map_err(|e| format!("{dir}: {e}"))?;
+    }
+    for dir in &grant.write {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
+        fs = fs.grant_write(dir).map_err(|e| format!("{dir}: {e}"))?;
+    }
+    Ok(fs)
 }

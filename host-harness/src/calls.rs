@@ -21,39 +21,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 
-/// The roots a host granted for a call: read-only ones and writable ones.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Grant {
-    /// Directories readable, with everything under them.
-    pub read: Vec<String>,
-    /// Directories readable and writable.
-    pub write: Vec<String>,
-}
+/// The roots a host granted for a call: the core's own plan type ([`crate::Core::plan`]), so a
+/// recorded grant and a planned one are one shape.
+pub use memdir_core::plan::Grant;
 
-impl Grant {
-    /// The roots of `fs`.
-    pub fn of(fs: &ConfinedFs) -> Self {
-        let mut grant = Grant::default();
-        for (path, writable) in fs.roots() {
-            let path = path.to_string_lossy().into_owned();
-            if writable { grant.write.push(path) } else { grant.read.push(path) }
-        }
-        grant
+/// The roots of `fs`, as a grant.
+pub fn grant_of(fs: &ConfinedFs) -> Grant {
+    let mut grant = Grant::default();
+    for (path, writable) in fs.roots() {
+        let path = path.to_string_lossy().into_owned();
+        if writable { grant.write.push(path) } else { grant.read.push(path) }
     }
-
-    /// A filesystem granting these roots; writable ones are created when missing, as the host
-    /// that recorded them did before it called.
-    pub fn open(&self) -> std::io::Result<ConfinedFs> {
-        let mut fs = ConfinedFs::new();
-        for dir in &self.read {
-            fs = fs.grant_read(dir)?;
-        }
-        for dir in &self.write {
-            std::fs::create_dir_all(dir)?;
-            fs = fs.grant_write(dir)?;
-        }
-        Ok(fs)
-    }
+    grant
 }
 
 /// One call of a script.
@@ -90,6 +69,11 @@ impl<'a> Recording<'a> {
 impl Core for Recording<'_> {
     fn backend(&self) -> &'static str {
         self.inner.backend()
+    }
+
+    fn regrant(&mut self, fs: ConfinedFs) {
+        self.grant = grant_of(&fs);
+        self.inner.regrant(fs);
     }
 
     /// Forwards the call and records what it returned; a trap is not part of the contract.

@@ -284,6 +284,14 @@ impl Core for ComponentCore<'_> {
         "component"
     }
 
+    /// The live instance, if any, runs on with the new filesystem.
+    fn regrant(&mut self, fs: crate::ConfinedFs) {
+        self.fs = std::sync::Arc::new(fs);
+        if let Some(live) = &mut self.live {
+            live.store.data_mut().fs = self.fs.clone();
+        }
+    }
+
     /// Runs one export through wasmtime's dynamic API; a trap discards the instance so the next
     /// call starts clean.
     fn call(&mut self, func: &str, args: &[Arg<'_>]) -> Result<Returned> {

@@ -38,7 +38,7 @@ pub mod steps;
 mod wasi;
 mod wit_value;
 
-pub use api::Core;
+pub use api::{Core, grant_fs};
 pub use component::{ALLOWED_IMPORTS, CORE_WASM, ComponentCore, ComponentRuntime, WIT_VERSION};
 pub use error::{Error, Result};
 pub use fs::ConfinedFs;

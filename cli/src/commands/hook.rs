@@ -14,13 +14,16 @@ mod clients;
 pub use clients::{Client, Event};
 
 use crate::context::{Context, Failure};
-use crate::ops::recall::{Query, recall};
-use crate::ops::session::{load_session, save_session};
+use crate::ops::recall::recall_embedder;
 use crate::ops::target::Target;
 use crate::ops::whole_tree;
 use clients::Payload;
+use memdir_core::hook::PromptEvent;
+use memdir_core::plan::Operation;
 use memdir_core::prompt::Options;
+use memdir_core::target::Target as CoreTarget;
 use memdir_harness::ConfinedFs;
+use memdir_harness::steps::drive_with;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -55,12 +58,6 @@ const MAX_PAYLOAD: u64 = 4 << 20;
 /// How long a hook waits for its payload: a client that keeps standard input open must not hold
 /// the prompt (issue 44).
 const PAYLOAD_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// The most of a prompt recall searches: a request, not a pasted log.
-const MAX_QUERY: usize = 32 << 10;
-
-/// The most prompt text kept for one turn's extraction.
-const MAX_TURN_LOG: u64 = 1 << 20;
 
 /// The most prompts of one turn a plugin may hand over (the payload itself is bounded too).
 const MAX_TURN_PROMPTS: usize = 256;
@@ -112,11 +109,16 @@ fn answer(ctx: &Context, args: &Args) -> Result<(Client, Option<String>), Failur
         return Ok((client, None));
     }
     let payload = client.read(&value);
+    // A user prompt is one call on one instance: the core keeps the session and frames the
+    // text within the client's limit (issue 45).
+    if args.event == Event::Prompt {
+        return Ok((client, prompt(ctx, client, &payload)?));
+    }
     let turn = Turn::new(ctx, client, &payload)?;
     let context = match args.event {
         Event::SessionStart => {
             if matches!(payload.source.as_deref(), Some("clear" | "compact")) {
-                turn.reset_session()?;
+                turn.reset_session(ctx)?;
             }
             // A resumed session still holds what its start injected (the clients keep hook text
             // in the history): the index once, not again. After compaction it is gone.
@@ -132,13 +134,13 @@ fn answer(ctx: &Context, args: &Args) -> Result<(Client, Option<String>), Failur
                 text
             }
         }
-        Event::Prompt => prompt(ctx, client, &turn, payload.prompt.as_deref())?,
+        Event::Prompt => None,
         Event::Stop => {
             stop(ctx, args, &turn, &payload)?;
             None
         }
         Event::PreCompact | Event::PostCompact => {
-            turn.reset_session()?;
+            turn.reset_session(ctx)?;
             None
         }
     };
@@ -153,11 +155,11 @@ fn answer(ctx: &Context, args: &Args) -> Result<(Client, Option<String>), Failur
 struct Turn {
     cwd: String,
     memory_dir: String,
-    /// The user-wide or a group memory is on: worth recalling even where the project has no
-    /// memory of its own yet (issue 28).
-    shares: bool,
     /// `<memory>/.sessions/<client>-<session>`, without an extension.
     stem: PathBuf,
+    /// The client's name and its session id, as the core names the session's files.
+    client: String,
+    session: Option<String>,
 }
 
 impl Turn {
@@ -168,7 +170,6 @@ impl Turn {
         };
         let mut core = ctx.core(whole_tree()?)?;
         let location = core.locate(&cwd, ctx.env())?;
-        let shares = !memdir_core::scope::shared(&location).is_empty();
         let memory_dir = location.memory_dir;
         // A broken directory gives no injection (R14.2): not a half-built prompt about it.
         if std::fs::metadata(&memory_dir).is_ok_and(|m| !m.is_dir()) {
@@ -176,7 +177,7 @@ impl Turn {
         }
         let name = core.hook_session_name(&client_name(client), payload.session.as_deref())?;
         let stem = Path::new(&memory_dir).join(".sessions").join(name);
-        Ok(Turn { cwd, memory_dir, shares, stem })
+        Ok(Turn { cwd, memory_dir, stem, client: client_name(client), session: payload.session.clone() })
     }
 
     fn file(&self, extension: &str) -> PathBuf {
@@ -227,12 +228,12 @@ impl Turn {
         }
     }
 
-    /// The recall session starts again (R8.3).
-    fn reset_session(&self) -> Result<(), Failure> {
-        let path = self.file(".json");
-        if path.exists() {
-            save_session(&path, "")?;
-        }
+    /// The recall session starts again (R8.3), through the core, which keeps the session
+    /// files.
+    fn reset_session(&self, ctx: &Context) -> Result<(), Failure> {
+        let mut core = ctx.core(whole_tree()?)?;
+        core.open(Operation::Hook, &CoreTarget::new(&self.cwd, ctx.env()))?;
+        core.hook_reset(&self.client, self.session.as_deref(), &self.cwd, ctx.env())?;
         Ok(())
     }
 }
@@ -264,74 +265,41 @@ fn session_start(ctx: &Context, client: Client, turn: &Turn) -> Result<Option<St
     Ok((!text.trim().is_empty()).then_some(text))
 }
 
-/// Path B: offline recall for the prompt in this session; the prompt kept for the stop.
-fn prompt(
-    ctx: &Context,
-    client: Client,
-    turn: &Turn,
-    prompt: Option<&str>,
-) -> Result<Option<String>, Failure> {
-    let Some(prompt) = prompt.filter(|p| !p.trim().is_empty()) else { return Ok(None) };
-    if !turn.ensure_dir()? {
-        // A project with no memory of its own still recalls the user-wide and group memories;
-        // its (empty) memory directory holds the session.
-        if !turn.shares {
-            return Ok(None);
-        }
-        std::fs::create_dir_all(&turn.memory_dir)
-            .map_err(|e| Failure::input(format!("{}: {e}", turn.memory_dir)))?;
-        if !turn.ensure_dir()? {
-            return Ok(None);
-        }
-    }
-    remember_prompt(ctx, turn, prompt)?;
-    if !client.injects_at_prompt() {
-        return Ok(None);
-    }
-    let path = turn.file(".json");
-    // A session file that is not one (a crash, an older memdir) starts a new session.
-    let session = load_session(ctx, Some(&path)).unwrap_or_default();
-    let mut end = prompt.len().min(MAX_QUERY);
-    while !prompt.is_char_boundary(end) {
-        end -= 1;
-    }
-    let query = Query {
-        cwd: &turn.cwd,
-        memory_dir: None,
-        query: &prompt[..end],
-        recent_tools: &[],
-        already_read: &[],
-        ignore_memory: false,
-        embeddings: None,
+/// Path B: the prompt kept for the stop, and offline recall for it in this session, as one
+/// core operation on one instance. The host only applies the core's plan and asks the
+/// embeddings model when the core asks.
+fn prompt(ctx: &Context, client: Client, payload: &Payload) -> Result<Option<String>, Failure> {
+    let Some(prompt) = payload.prompt.as_deref().filter(|p| !p.trim().is_empty()) else { return Ok(None) };
+    let cwd = match &payload.cwd {
+        Some(cwd) => cwd.clone(),
+        None => crate::context::absolute(Path::new("."))?,
     };
-    // Prompt time never waits for a model (R14.2): the offline selector, with the user's
-    // embeddings model when one is set, within its budget (MEMDIR_EMBEDDINGS_TIMEOUT_MS).
-    let outcome = recall(ctx, &query, session, None)?;
-    // What does not fit the client's limit is taken back from the session: a later turn may
-    // recall it.
-    let injected = ctx.core(ConfinedFs::new())?.hook_recall_context(
-        &outcome.session,
-        &outcome.attachments,
-        Some(client.cap()),
-    )?;
-    save_session(&path, &injected.session)?;
+    let mut core = ctx.core(whole_tree()?)?;
+    core.open(Operation::Hook, &CoreTarget::new(&cwd, ctx.env()))?;
+    // A spec that does not parse costs the meaning, not the recall (a hook runs on every prompt).
+    let (mut embedder, note) = match recall_embedder(ctx, None) {
+        Ok(embedder) => (embedder, None),
+        Err(e) => (None, Some(format!("MEMDIR_EMBEDDINGS: {}", e.message))),
+    };
+    let event = PromptEvent {
+        client: client_name(client),
+        session: payload.session.clone(),
+        cwd,
+        env: ctx.env().to_vec(),
+        prompt: prompt.to_string(),
+        inject: client.injects_at_prompt(),
+        keep_turn: true,
+        cap_bytes: Some(client.cap()),
+        now_ms: ctx.now_ms(),
+        embeddings: embedder.as_ref().map(|e| e.label()),
+    };
+    let first = core.hook_prompt(&event)?;
+    let embedder = embedder.as_deref_mut().map(|e| e as &mut dyn memdir_harness::llm::Embedder);
+    let injected = drive_with(first, None, embedder, |state, reply| core.hook_resume(state, reply), |_| {})?;
+    for diagnostic in note.iter().chain(&injected.diagnostics) {
+        log_line(ctx, &format!("hook {} prompt: {diagnostic}", client_name(client)));
+    }
     Ok(injected.text)
-}
-
-/// Adds the prompt to this turn's log in the transcript wire format, and notes when the turn
-/// began (what the agent writes after it is its own).
-fn remember_prompt(ctx: &Context, turn: &Turn, prompt: &str) -> Result<(), Failure> {
-    let log = turn.file(".jsonl");
-    let size = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
-    if size < MAX_TURN_LOG {
-        append(&log, &serde_json::json!({ "role": "user", "content": prompt }).to_string())?;
-    }
-    let turn_file = turn.file(".turn");
-    if !turn_file.exists() {
-        std::fs::write(&turn_file, ctx.now_ms().to_string())
-            .map_err(|e| Failure::input(format!("{}: {e}", turn_file.display())))?;
-    }
-    Ok(())
 }
 
 fn append(path: &Path, line: &str) -> Result<(), Failure> {
