@@ -45,6 +45,11 @@ impl Context {
         Context { env, backend, now_ms, runtime: OnceCell::new(), record, stdin }
     }
 
+    /// The bytes the caller gave as standard input, if it gave any (tests; `None`: the process's).
+    pub fn given_stdin(&self) -> Option<&[u8]> {
+        self.stdin.as_deref()
+    }
+
     /// Standard input, whole: the bytes the caller gave, else the process's, up to `limit`
     /// bytes (more is an error, so a runaway writer cannot exhaust memory).
     pub fn read_stdin(&self, limit: u64) -> std::io::Result<Vec<u8>> {

@@ -47,6 +47,10 @@ pub struct Call {
     pub args: Vec<Value>,
     /// What the function returned.
     pub result: Value,
+    /// Which core made the call, numbered per process: calls with one number ran on one
+    /// instance (the tests count them, issue 45). Not part of a script.
+    #[serde(skip)]
+    pub instance: u64,
 }
 
 /// The calls a run made, shared by every core it created.
@@ -57,12 +61,15 @@ pub struct Recording<'a> {
     inner: Box<dyn Core + 'a>,
     grant: Grant,
     log: Log,
+    instance: u64,
 }
 
 impl<'a> Recording<'a> {
     /// Records the calls made on `inner`, whose filesystem grants `grant`, into `log`.
     pub fn new(inner: Box<dyn Core + 'a>, grant: Grant, log: Log) -> Self {
-        Recording { inner, grant, log }
+        static CORES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let instance = CORES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Recording { inner, grant, log, instance }
     }
 }
 
@@ -80,7 +87,13 @@ impl Core for Recording<'_> {
     fn call(&mut self, func: &str, args: &[Arg<'_>]) -> Result<Returned> {
         let result = self.inner.call(func, args)?.into_json();
         let args = Arg::all_json(args)?;
-        let call = Call { grant: self.grant.clone(), func: func.to_string(), args, result: result.clone() };
+        let call = Call {
+            grant: self.grant.clone(),
+            func: func.to_string(),
+            args,
+            result: result.clone(),
+            instance: self.instance,
+        };
         self.log.lock().expect("the log is never poisoned").push(call);
         Ok(Returned::json(result))
     }

@@ -28,8 +28,8 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let explicit = args.target.memory_dir.as_deref().map(absolute).transpose()?;
     let fixed = match args.fix {
         true => {
-            let (target, _, fs) = args.target.open(ctx)?;
-            ctx.core(fs)?.check_fix(&target, ctx.now_ms())?
+            let (target, _, mut core) = args.target.open(ctx)?;
+            core.check_fix(&target, ctx.now_ms())?
         }
         false => Vec::new(),
     };

@@ -39,9 +39,8 @@ pub struct DreamArgs {
 
 /// Runs `memdir log`.
 pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Outcome {
-    let (target, _, fs) = args.target.open(ctx)?;
-    let path =
-        ctx.core(fs)?.log_append(&target, &args.text, ctx.now_ms(), ctx.utc_offset(args.utc_offset))?;
+    let (target, _, mut core) = args.target.open(ctx)?;
+    let path = core.log_append(&target, &args.text, ctx.now_ms(), ctx.utc_offset(args.utc_offset))?;
     if args.json {
         writeln!(out, "{}", serde_json::json!({ "path": path }))?;
     } else {

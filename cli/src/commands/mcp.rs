@@ -115,12 +115,19 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
         roots_settled: tokio::sync::Mutex::new(false),
         watch: watch.clone(),
     };
+    let given = ctx.given_stdin().map(<[u8]>::to_vec);
     let served = runtime.block_on(async move {
         // The SDK talks to the framing layer, which talks to stdio (see `framing`).
         let (server_end, relay_end) = tokio::io::duplex(64 * 1024);
         let (from_server, to_server) = tokio::io::split(relay_end);
-        let relay =
-            tokio::spawn(framing::relay(tokio::io::stdin(), tokio::io::stdout(), to_server, from_server));
+        // Given bytes (a test in this process) stand in for stdio; the answers go nowhere.
+        type Input = Box<dyn tokio::io::AsyncRead + Unpin + Send>;
+        type Output = Box<dyn tokio::io::AsyncWrite + Unpin + Send>;
+        let (input, output): (Input, Output) = match given {
+            Some(bytes) => (Box::new(std::io::Cursor::new(bytes)), Box::new(tokio::io::sink())),
+            None => (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout())),
+        };
+        let relay = tokio::spawn(framing::relay(input, output, to_server, from_server));
         let service = server.serve(tokio::io::split(server_end)).await?;
         service.waiting().await.map_err(|e| std::io::Error::other(e.to_string()))?;
         relay.await.map_err(std::io::Error::other)??;
@@ -293,18 +300,22 @@ impl Memory {
         Target { cwd: Some(PathBuf::from(&self.cwd)), memory_dir: None }
     }
 
-    /// The core's target, the memory directory created when missing, and a filesystem that
-    /// writes it alone.
-    fn open_for_writing(&self) -> Result<(memdir_core::target::Target, memdir_harness::ConfinedFs), Failure> {
-        let (target, _, fs) = self.target().open(&self.ctx)?;
-        Ok((target, fs))
+    /// The core's target, and a core opened on it with the grant it planned: the memory
+    /// directory, created when missing.
+    fn open_for_writing(
+        &self,
+    ) -> Result<(memdir_core::target::Target, Box<dyn memdir_harness::Core + '_>), Failure> {
+        let (target, _, core) = self.target().open(&self.ctx)?;
+        Ok((target, core))
     }
 
     /// [`Memory::open_for_writing`] for a save or a forget, which may also write the user-wide
     /// and group memories.
-    fn open_to_share(&self) -> Result<(memdir_core::target::Target, memdir_harness::ConfinedFs), Failure> {
-        let (target, _, fs) = self.target().open_to_share(&self.ctx)?;
-        Ok((target, fs))
+    fn open_to_share(
+        &self,
+    ) -> Result<(memdir_core::target::Target, Box<dyn memdir_harness::Core + '_>), Failure> {
+        let (target, _, core) = self.target().open_to_share(&self.ctx)?;
+        Ok((target, core))
     }
 
     /// The `teamSync` switch in force for the working directory.

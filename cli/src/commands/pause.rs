@@ -46,9 +46,9 @@ fn parse_duration(text: &str) -> Result<i64, String> {
 
 /// Runs `memdir pause`.
 pub fn pause(ctx: &Context, args: PauseArgs, out: &mut dyn Write) -> Outcome {
-    let (target, dir, fs) = args.target.open(ctx)?;
+    let (target, dir, mut core) = args.target.open(ctx)?;
     let now = ctx.now_ms();
-    let pause = ctx.core(fs)?.pause(&target, now, args.duration.map(|d| now + d))?;
+    let pause = core.pause(&target, now, args.duration.map(|d| now + d))?;
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &pause).map_err(std::io::Error::from)?;
         writeln!(out)?;
@@ -67,8 +67,8 @@ pub fn pause(ctx: &Context, args: PauseArgs, out: &mut dyn Write) -> Outcome {
 
 /// Runs `memdir resume`.
 pub fn resume(ctx: &Context, args: ResumeArgs, out: &mut dyn Write) -> Outcome {
-    let (target, dir, fs) = args.target.open(ctx)?;
-    let was = ctx.core(fs)?.resume(&target, ctx.now_ms()).map_err(Failure::from)?;
+    let (target, dir, mut core) = args.target.open(ctx)?;
+    let was = core.resume(&target, ctx.now_ms()).map_err(Failure::from)?;
     if was {
         writeln!(out, "automatic memory writes resumed for {dir}")?;
     } else {

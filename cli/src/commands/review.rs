@@ -38,8 +38,7 @@ pub struct Args {
 /// Runs the review, reading answers from standard input; end of input keeps the rest.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let offset = ctx.utc_offset(args.utc_offset);
-    let (target, _, fs) = args.target.open(ctx)?;
-    let mut core = ctx.core(fs)?;
+    let (target, _, mut core) = args.target.open(ctx)?;
     if let Some(id) = &args.accept {
         for p in core.accept(&target, id, ctx.now_ms(), offset)? {
             writeln!(out, "accepted {}: {} {}", p.id, p.op, p.path)?;
@@ -119,8 +118,8 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
                 "f" | "forget" => {
                     let target =
                         Target { cwd: args.target.cwd.clone(), memory_dir: args.target.memory_dir.clone() };
-                    let (target, _, fs) = target.open(ctx)?;
-                    let report = ctx.core(fs)?.forget(&target, path, ctx.now_ms())?;
+                    let (target, _, mut core) = target.open(ctx)?;
+                    let report = core.forget(&target, path, ctx.now_ms())?;
                     writeln!(
                         out,
                         "forgot {} ({} MEMORY.md line(s) removed)",
@@ -295,8 +294,7 @@ fn decide(
     tally: &mut Tally,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
-    let (target, _, fs) = args.target.open(ctx)?;
-    let mut core = ctx.core(fs)?;
+    let (target, _, mut core) = args.target.open(ctx)?;
     // One that no longer applies is said, and the review goes on.
     let result =
         if accept { core.accept(&target, id, ctx.now_ms(), offset) } else { core.reject(&target, id) };

@@ -121,7 +121,7 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
         }
         _ => return Err(Failure::input("give the memory's text with --body, --body-file or -")),
     };
-    let (target, _, fs) = args.target.open_to_share(ctx)?;
+    let (target, _, mut core) = args.target.open_to_share(ctx)?;
     let utc_offset = ctx.utc_offset(args.utc_offset);
     let request = Save {
         target: &target,
@@ -142,7 +142,7 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
             }),
         },
     };
-    let report = ctx.core(fs)?.save(&request)?;
+    let report = core.save(&request)?;
     if args.json {
         let json = SaveJson {
             path: &report.path,
@@ -170,8 +170,8 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
 
 /// Runs `memdir forget`.
 pub fn forget(ctx: &Context, args: ForgetArgs, out: &mut dyn Write) -> Outcome {
-    let (target, _, fs) = args.target.open_to_share(ctx)?;
-    let report = ctx.core(fs)?.forget(&target, &args.path, ctx.now_ms())?;
+    let (target, _, mut core) = args.target.open_to_share(ctx)?;
+    let report = core.forget(&target, &args.path, ctx.now_ms())?;
     if args.json {
         let json =
             serde_json::json!({"path": report.path, "index_lines_removed": report.index_lines_removed});
@@ -198,8 +198,7 @@ pub struct RestoreArgs {
 
 /// Runs `memdir restore`: lists the trash, or brings one memory back with its index lines.
 pub fn restore(ctx: &Context, args: RestoreArgs, out: &mut dyn Write) -> Outcome {
-    let (target, _, fs) = args.target.open(ctx)?;
-    let mut core = ctx.core(fs)?;
+    let (target, _, mut core) = args.target.open(ctx)?;
     let Some(id) = args.id else {
         let items = core.trash(&target)?;
         if args.json {

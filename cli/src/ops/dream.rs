@@ -15,9 +15,8 @@ pub fn run_dream(
     model: &mut dyn memdir_harness::llm::Model,
     progress: impl FnMut(&ModelCall),
 ) -> Result<dream::DreamResult, Failure> {
-    let (target, _, fs) = target.open(ctx)?;
+    let (target, _, mut core) = target.open(ctx)?;
     let input = dream::Input { target, now_ms: ctx.now_ms(), utc_offset_minutes };
-    let mut core = ctx.core(fs)?;
     let first = core.dream_start(&input)?;
     Ok(drive(first, model, |state, reply| core.dream_resume(state, reply), progress)?)
 }

@@ -26,8 +26,7 @@ pub fn extract(
     model: &mut dyn memdir_harness::llm::Model,
     progress: impl FnMut(&memdir_core::model::ModelCall),
 ) -> Result<memdir_core::extract::ExtractResult, Failure> {
-    let (target, _, fs) = target.open(ctx)?;
-    let mut core = ctx.core(fs)?;
+    let (target, _, mut core) = target.open(ctx)?;
     let messages = core
         .extract_parse(extraction.transcript)
         .map_err(|e| Failure::input(format!("{}: {e}", extraction.source)))?;

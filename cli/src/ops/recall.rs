@@ -2,6 +2,7 @@
 
 use super::whole_tree;
 use crate::context::{Context, Failure};
+use memdir_core::plan::Operation;
 use memdir_core::recall::{Input, RecallResult};
 use memdir_core::target::Target;
 use memdir_harness::llm;
@@ -34,7 +35,11 @@ pub fn recall(
     session: String,
     model: Option<&mut dyn llm::Model>,
 ) -> Result<RecallResult, Failure> {
-    let mut core = ctx.core(index_grant(ctx, query)?)?;
+    let target =
+        Target { cwd: query.cwd.to_string(), env: ctx.env().to_vec(), memory_dir: query.memory_dir.clone() };
+    // Recall reads everything and keeps its index where the core's plan says (issue 27).
+    let mut core = ctx.core(whole_tree()?)?;
+    core.open(Operation::Recall, &target)?;
     // A spec from the environment that does not parse costs the meaning, not the recall (a
     // hook runs on every prompt); one given on the command line is refused.
     let (mut embedder, note) = match recall_embedder(ctx, query.embeddings) {
@@ -43,11 +48,7 @@ pub fn recall(
         Err(e) => return Err(e),
     };
     let input = Input {
-        target: Target {
-            cwd: query.cwd.to_string(),
-            env: ctx.env().to_vec(),
-            memory_dir: query.memory_dir.clone(),
-        },
+        target,
         query: query.query.to_string(),
         recent_tools: query.recent_tools.to_vec(),
         already_read: query.already_read.to_vec(),
@@ -69,24 +70,6 @@ pub fn recall(
 pub fn recall_embedder(ctx: &Context, spec: Option<&str>) -> Result<Option<Box<dyn llm::Embedder>>, Failure> {
     let spec = spec.or_else(|| ctx.var("MEMDIR_EMBEDDINGS")).unwrap_or("off");
     llm::embeddings::from_spec(spec, ctx.env()).map_err(Failure::input)
-}
-
-/// What recall may touch: it reads everything, and writes the recall index (issue 27) in each
-/// memory directory it searches that exists already. It creates none.
-fn index_grant(ctx: &Context, query: &Query<'_>) -> Result<memdir_harness::ConfinedFs, Failure> {
-    let dirs = match &query.memory_dir {
-        Some(dir) => vec![dir.clone()],
-        None => {
-            let location = ctx.core(whole_tree()?)?.locate(query.cwd, ctx.env())?;
-            let shared = memdir_core::scope::shared(&location).into_iter().map(|s| s.dir);
-            std::iter::once(location.memory_dir).chain(shared).collect()
-        }
-    };
-    let mut fs = whole_tree()?;
-    for dir in dirs.iter().filter(|d| std::path::Path::new(d).is_dir()) {
-        fs = fs.grant_write(dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
-    }
-    Ok(fs)
 }
 
 /// The model recall uses: `--llm`, else `$MEMDIR_LLM`, else none (the offline selector).

@@ -2,7 +2,9 @@
 
 use super::whole_tree;
 use crate::context::{Context, Failure, absolute};
-use memdir_harness::ConfinedFs;
+use memdir_core::plan::Operation;
+use memdir_core::target::Target as CoreTarget;
+use memdir_harness::Core;
 use std::path::PathBuf;
 
 /// Where the memory directory is: the working directory's, or one named.
@@ -18,47 +20,38 @@ pub struct Target {
 }
 
 impl Target {
-    /// The core's target for these arguments, and a filesystem that reads everything (settings
-    /// and git metadata live anywhere) and writes the memory directory alone, created when
-    /// missing. Returns the memory directory too.
-    pub fn open(&self, ctx: &Context) -> Result<(memdir_core::target::Target, String, ConfinedFs), Failure> {
-        self.open_granting(ctx, false)
+    /// The core's target for these arguments, and a core opened on it for a writer of the
+    /// project's memory: the core plans the grant (the memory directory, created when missing)
+    /// and the same instance runs on with it. Returns the memory directory too.
+    pub fn open<'c>(&self, ctx: &'c Context) -> Result<(CoreTarget, String, Box<dyn Core + 'c>), Failure> {
+        self.open_for(ctx, Operation::Write)
     }
 
     /// [`Target::open`] for a save or a forget, which may also write the user-wide and group
-    /// memories the user turned on (issue 28). Every other operation writes the project's alone.
-    pub fn open_to_share(
+    /// memories the user turned on (issue 28).
+    pub fn open_to_share<'c>(
         &self,
-        ctx: &Context,
-    ) -> Result<(memdir_core::target::Target, String, ConfinedFs), Failure> {
-        self.open_granting(ctx, true)
+        ctx: &'c Context,
+    ) -> Result<(CoreTarget, String, Box<dyn Core + 'c>), Failure> {
+        self.open_for(ctx, Operation::WriteShared)
     }
 
-    fn open_granting(
+    fn open_for<'c>(
         &self,
-        ctx: &Context,
-        shared: bool,
-    ) -> Result<(memdir_core::target::Target, String, ConfinedFs), Failure> {
+        ctx: &'c Context,
+        operation: Operation,
+    ) -> Result<(CoreTarget, String, Box<dyn Core + 'c>), Failure> {
         let cwd = absolute(&self.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
-        let explicit = self.memory_dir.as_deref().map(absolute).transpose()?;
-        // A memory directory named outright is the only one written.
-        let (dir, shared) = match &explicit {
-            Some(dir) => (dir.clone(), Vec::new()),
-            None => {
-                let location = ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?;
-                let shared: Vec<String> = match shared {
-                    true => memdir_core::scope::shared(&location).into_iter().map(|s| s.dir).collect(),
-                    false => Vec::new(),
-                };
-                (location.memory_dir, shared)
-            }
-        };
-        let mut fs = whole_tree()?;
-        for dir in std::iter::once(&dir).chain(&shared) {
-            std::fs::create_dir_all(dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
-            fs = fs.grant_write(dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
-        }
-        let target = memdir_core::target::Target { cwd, env: ctx.env().to_vec(), memory_dir: explicit };
-        Ok((target, dir, fs))
+        let memory_dir = self.memory_dir.as_deref().map(absolute).transpose()?;
+        let target = CoreTarget { cwd, env: ctx.env().to_vec(), memory_dir };
+        let mut core = ctx.core(whole_tree()?)?;
+        let grant = core.open(operation, &target)?;
+        // A writer's plan names the directory it works in first.
+        let dir = grant
+            .write
+            .first()
+            .cloned()
+            .ok_or_else(|| Failure::input("the core granted no memory directory"))?;
+        Ok((target, dir, core))
     }
 }

@@ -39,10 +39,9 @@ pub fn drive(
     action: Action,
     min_interval_ms: Option<i64>,
 ) -> Result<Report, Failure> {
-    let (target, _, fs) = target.open(ctx)?;
+    let (target, _, mut core) = target.open(ctx)?;
     let input =
         Input { target, which, action, now_ms: ctx.now_ms(), host_name: host_name(ctx), min_interval_ms };
-    let mut core = ctx.core(fs)?;
     Ok(memdir_harness::steps::drive_team(&mut *core, &input, memdir_harness::git::run_command)?)
 }
 

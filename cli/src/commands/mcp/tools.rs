@@ -294,8 +294,10 @@ impl Call {
             Call::Recall(args) => recall_tool(memory, args),
             Call::Save(args) => save(memory, args).inspect(|_| memory.wrote()),
             Call::Forget(args) => {
-                let (target, fs) = memory.open_to_share()?;
-                let report = memory.ctx.core(fs)?.forget(&target, &args.path, memory.ctx.now_ms())?;
+                let report = {
+                    let (target, mut core) = memory.open_to_share()?;
+                    core.forget(&target, &args.path, memory.ctx.now_ms())?
+                };
                 memory.wrote();
                 let text = format!(
                     "forgot {} ({} MEMORY.md line(s) removed)",
@@ -436,7 +438,7 @@ fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<Answer, Failure>
 }
 
 fn save(memory: &Memory, args: SaveArgs) -> Result<Answer, Failure> {
-    let (target, fs) = memory.open_to_share()?;
+    let (target, mut core) = memory.open_to_share()?;
     let ctx = &memory.ctx;
     let memory_type = match args.memory_type {
         TypeArg::User => MemoryType::User,
@@ -463,7 +465,7 @@ fn save(memory: &Memory, args: SaveArgs) -> Result<Answer, Failure> {
             }),
         },
     };
-    let report = ctx.core(fs)?.save(&request)?;
+    let report = core.save(&request)?;
     let mut text = format!(
         "{} {}\nMEMORY.md: {}",
         if report.created { "saved" } else { "updated" },
@@ -577,8 +579,8 @@ fn log(memory: &Memory, args: LogArgs) -> Result<Answer, Failure> {
              save the memory with memory_save instead",
         ));
     }
-    let (target, fs) = memory.open_for_writing()?;
-    let path = ctx.core(fs)?.log_append(&target, &args.text, ctx.now_ms(), ctx.utc_offset(None))?;
+    let (target, mut core) = memory.open_for_writing()?;
+    let path = core.log_append(&target, &args.text, ctx.now_ms(), ctx.utc_offset(None))?;
     Ok(Answer::new(format!("logged to {path}"), &LogAnswer { path }))
 }
 

@@ -1,0 +1,120 @@
+//! How many core instances an operation costs (issue 45), counted through the harness's call
+//! recording: every core a command makes is numbered, and its calls carry the number. Starting
+//! an instance is the dearest part of a call, and each one a host starts is a place where it
+//! made a decision of its own (where the memory is, what may be written) between two calls.
+//! Counts, not timings: the machine's speed never enters.
+
+use memdir_harness::calls::Log;
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+struct Project {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    repo: PathBuf,
+}
+
+impl Project {
+    fn new() -> Project {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&repo).unwrap();
+        Project { _tmp: tmp, home, repo }
+    }
+
+    fn env(&self) -> Vec<(String, String)> {
+        vec![("HOME".into(), self.home.display().to_string())]
+    }
+
+    /// Runs `memdir ARGS` in this process with `stdin`; the exit status, and the calls made.
+    fn run(&self, args: &[&str], stdin: Option<Vec<u8>>) -> (i32, Vec<memdir_harness::calls::Call>) {
+        let log = Log::default();
+        let argv = std::iter::once("memdir").chain(args.iter().copied()).map(String::from);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let status =
+            memdir_cli::run_with_stdin(argv, self.env(), stdin, &mut out, &mut err, Some(log.clone()));
+        assert_eq!(status, 0, "{}", String::from_utf8_lossy(&err));
+        let calls = log.lock().unwrap().clone();
+        (status, calls)
+    }
+
+    fn memory_dir(&self) -> PathBuf {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let argv = ["memdir", "path", "--cwd", self.repo.to_str().unwrap()].map(String::from);
+        assert_eq!(memdir_cli::run(argv, self.env(), &mut out, &mut err), 0);
+        PathBuf::from(String::from_utf8(out).unwrap().trim())
+    }
+}
+
+fn instances(calls: &[memdir_harness::calls::Call]) -> BTreeSet<u64> {
+    calls.iter().map(|c| c.instance).collect()
+}
+
+fn memory(dir: &Path, name: &str, body: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    let text = format!("---\nname: {name}\ndescription: {body}\nmetadata:\n  type: project\n---\n{body}\n");
+    std::fs::write(dir.join(format!("{name}.md")), text).unwrap();
+    let index = format!("- [{name}]({name}.md) — {body}\n");
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("MEMORY.md"))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, index.as_bytes()))
+        .unwrap();
+}
+
+/// A user prompt through a hook is one instance, on both backends: the plan, the turn's log,
+/// the session, recall and the framed text. It used to be five.
+#[test]
+fn a_hook_prompt_costs_one_instance() {
+    let p = Project::new();
+    let dir = p.memory_dir();
+    memory(&dir, "deploy-process", "deploys go through the staging cluster before production");
+    for backend in ["component", "native"] {
+        let payload = json!({
+            "session_id": format!("s-{backend}"), "cwd": p.repo, "hook_event_name": "UserPromptSubmit",
+            "prompt": "how do deploys reach production?"
+        });
+        let args = ["--backend", backend, "hook", "codex", "prompt"];
+        let (_, calls) = p.run(&args, Some(payload.to_string().into_bytes()));
+        let funcs: Vec<&str> = calls.iter().map(|c| c.func.as_str()).collect();
+        assert_eq!(instances(&calls).len(), 1, "{backend}: {funcs:?}");
+        assert_eq!(funcs, ["paths.plan", "hook.prompt"], "{backend}");
+        // And it did the work: the memory was injected and the session kept by the core.
+        let done = &calls[1].result["val"]["val"]["text"];
+        assert!(done.as_str().is_some_and(|t| t.contains("staging cluster")), "{backend}: {done}");
+        let sessions: Vec<_> = std::fs::read_dir(dir.join(".sessions")).unwrap().flatten().collect();
+        assert!(
+            sessions.iter().any(|e| e.file_name().to_string_lossy() == format!("codex-s-{backend}.json"))
+        );
+    }
+}
+
+/// An MCP `memory_save` into a project with no memory yet is at most two instances: it used to
+/// be six, four of which asked where the memory is.
+#[test]
+fn an_mcp_save_costs_at_most_two_instances() {
+    let p = Project::new();
+    let cwd = p.repo.to_str().unwrap();
+    let frame = |v: serde_json::Value| format!("{v}\n");
+    let hello = frame(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+        + &frame(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let save = frame(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "memory_save", "arguments": {"type": "project", "name": "fish-shell",
+        "description": "the user works in the fish shell", "body": "The user works in the fish shell.\n\n**Why:** they said so.\n\n**How to apply:** write fish syntax in shell examples."}}}));
+    let (_, started) = p.run(&["mcp", "--cwd", cwd], Some(hello.clone().into_bytes()));
+    let (_, saved) = p.run(&["mcp", "--cwd", cwd], Some((hello + &save).into_bytes()));
+    assert!(p.memory_dir().join("fish-shell.md").is_file(), "the save did not land");
+    // The calls the save added beyond the server's start.
+    let start_funcs: Vec<&str> = started.iter().map(|c| c.func.as_str()).collect();
+    let save_calls: Vec<_> = saved.iter().skip(started.len()).cloned().collect();
+    let funcs: Vec<&str> = save_calls.iter().map(|c| c.func.as_str()).collect();
+    assert!(funcs.contains(&"writer.save"), "start {start_funcs:?}, then {funcs:?}");
+    let n = instances(&save_calls).len();
+    eprintln!("an MCP save: {n} instance(s): {funcs:?}");
+    assert!(n <= 2, "an MCP save took {n} instances: {funcs:?}");
+}
