@@ -278,6 +278,9 @@ test("opencode: memdir's plugin puts the index and the recalled memory in the re
     await afterTheTurn(w, sent, join(w.home, ".local/state/memdir/hook.log"));
     // Each memory once per session: the recall session is kept beside the shell hooks' ones.
     assert.ok(readdirSync(join(w.memory, ".sessions")).some((f) => /^opencode-ses_.*\.json$/.test(f)));
+    // Recall kept its index: the plugin applies the core's plan, which grants it (issue 45; the
+    // plugin's own grant used to leave it out, so opencode rebuilt nothing and kept nothing).
+    assert.ok(existsSync(join(w.memory, ".memdir.index")), "the recall index is kept");
 
     w.run(memdir, ["setup", "--client", "opencode", "--remove", "--yes"]);
     assert.equal(readFileSync(config, "utf8"), original, "opencode.json byte for byte as it was");

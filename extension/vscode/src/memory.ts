@@ -127,36 +127,25 @@ export class Workspace {
   }
 
   /**
-   * The memory directory, created when missing, with a grant to read everything and write it
-   * alone; `shared` (a save or a forget) also grants the user-wide and group memories the user
-   * turned on (issue 28).
+   * The memory directory, created when missing, with the grant the core plans for a writer
+   * (issue 45): everything to read, the memory directory to write; `shared` (a save or a
+   * forget) also the user-wide and group memories the user turned on (issue 28).
    */
   private writable(shared = false): { target: Target; dir: string; grant: ConfinedFs } {
     assertTrusted();
-    const location = this.location();
-    const dir = location.memoryDir;
-    const grant = readEverything();
-    const dirs = shared ? [dir, location.userMemoryDir, location.group?.dir] : [dir];
-    for (const writable of dirs) {
-      if (!writable) continue;
-      fs.mkdirSync(writable, { recursive: true });
-      grant.grantWrite(writable);
-    }
-    return { target: this.target(), dir, grant };
+    const target = this.target();
+    const grant = this.core.open(shared ? "write-shared" : "write", target);
+    return { target, dir: this.location().memoryDir, grant };
   }
 
   /**
-   * What recall may touch: everything to read, and the recall index (issue 27) to write in each
-   * memory directory it searches that exists already, in a trusted workspace.
+   * What recall may touch, as the core plans it: everything to read, and the recall index
+   * (issue 27) to write in each memory directory it searches that exists, in a trusted
+   * workspace.
    */
   private indexGrant(): ConfinedFs {
-    const grant = readEverything();
-    if (!vscode.workspace.isTrusted) return grant;
-    const location = this.location();
-    for (const dir of [location.memoryDir, location.userMemoryDir, location.group?.dir]) {
-      if (dir && fs.existsSync(dir)) grant.grantWrite(dir);
-    }
-    return grant;
+    if (!vscode.workspace.isTrusted) return readEverything();
+    return this.core.open("recall", this.target());
   }
 
   /** Every memory, newest first; none when the directory does not exist yet. */

@@ -36,7 +36,6 @@ test("the manifest carries what both galleries show", () => {
   const licence = asset("Microsoft.VisualStudio.Services.Content.License");
   assert.match(entry(licence).toString("utf8"), /MIT|Apache/, "the licence");
   const changelog = asset("Microsoft.VisualStudio.Services.Content.Changelog");
-  assert.match(entry(changelog).toString("utf8"), /^## 0\.2\.0$/m, "a changelog with this version");
   const pkg = JSON.parse(entry("extension/package.json"));
   assert.match(entry(changelog).toString("utf8"), new RegExp(`^## ${pkg.version.replace(/\./g, "\\.")}$`, "m"));
 });

@@ -10,7 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { instantiate } from "../generated/memdir-core.js";
 import type { Root } from "../generated/memdir-core.js";
-import { type ConfinedFs, FsFailure } from "./hostfs";
+import { ConfinedFs, FsFailure } from "./hostfs";
 import { wasiImports } from "./wasi";
 
 export type { Root };
@@ -53,6 +53,11 @@ export type TeamReport = Extract<TeamStep, { tag: "done" }>["val"];
 export type GitCommand = Extract<TeamStep, { tag: "run" }>["val"]["command"];
 export type GitOutput = Parameters<Root["team"]["resume"]>[1];
 export type HookRecall = ReturnType<Root["hook"]["recallContext"]>;
+export type Operation = Parameters<Root["paths"]["plan"]>[0];
+export type Grant = ReturnType<Root["paths"]["plan"]>;
+export type PromptEvent = Parameters<Root["hook"]["prompt"]>[0];
+export type PromptStep = ReturnType<Root["hook"]["prompt"]>;
+export type Injected = Extract<PromptStep, { tag: "done" }>["val"];
 export type PauseState = ReturnType<Root["writer"]["pause"]>;
 export type Proposal = ReturnType<Root["writer"]["pending"]>[number];
 export type Env = Array<[string, string]>;
@@ -408,6 +413,38 @@ export class MemoryCore {
     const first = this.call("recall.start", grant, (r) => r.recall.start(input));
     const resume = (state: string, reply: ModelReply) => this.call("recall.resume", grant, (r) => r.recall.resume(state, reply));
     return drive(first, ask, resume, () => {}, embed);
+  }
+
+  /**
+   * What `operation` may read and write on `target`, as the core plans it (issue 45), applied:
+   * a filesystem reading the plan's `read` roots and writing its `write` roots, each created
+   * when missing. Hosts compute no grant of their own.
+   */
+  open(operation: Operation, target: Target): ConfinedFs {
+    const everything = new ConfinedFs().grantRead("/");
+    const plan: Grant = this.call("paths.plan", everything, (r) => r.paths.plan(operation, target));
+    const grant = new ConfinedFs();
+    for (const dir of plan.read) grant.grantRead(dir);
+    for (const dir of plan.write) {
+      fs.mkdirSync(dir, { recursive: true });
+      grant.grantWrite(dir);
+    }
+    return grant;
+  }
+
+  /**
+   * One user prompt through a hook (R14.2): the core keeps the turn's log and the recall
+   * session in `.sessions/`, recalls offline and frames what fits. Grant it `open("hook", ...)`.
+   */
+  hookPrompt(grant: ConfinedFs, event: PromptEvent, embed?: Embed): Promise<Injected> {
+    const first = this.call("hook.prompt", grant, (r) => r.hook.prompt(event));
+    const resume = (state: string, reply: ModelReply) => this.call("hook.resume", grant, (r) => r.hook.resume(state, reply));
+    return drive(first, () => Promise.reject(new Error("prompt time never waits for a model")), resume, () => {}, embed);
+  }
+
+  /** The recall session of `client`'s `session` starts again (R8.3); true when there was one. */
+  hookReset(grant: ConfinedFs, client: string, session: string | undefined, cwd: string, env: Env): boolean {
+    return this.call("hook.reset", grant, (r) => r.hook.reset(client, session, cwd, env));
   }
 
   /** Writer B over a conversation (R9.2): two model rounds, each operation checked by the core. */

@@ -2,9 +2,10 @@
 // `@memdir/core`, with no subprocess per request.
 // - Every model request of the main agent: the memory part of the system prompt (guidance and
 //   MEMORY.md), as `memdir hook X session-start` gives it.
-// - Each user prompt: offline recall within the session's budgets (R8), the session kept in the
-//   memory directory's `.sessions/` beside the shell hooks' ones; what is recalled goes into
-//   the prompt as a part of its own, framed as data.
+// - Each user prompt: one core operation (`hook.prompt`, granted the core's own plan): offline
+//   recall within the session's budgets (R8), the session kept by the core in the memory
+//   directory's `.sessions/` beside the shell hooks' ones, the recall index kept; what is
+//   recalled goes into the prompt as a part of its own, framed as data.
 // - When the session goes idle (a turn ended): the turn's prompts and the reply go to
 //   `memdir hook opencode stop`, which runs writer B detached (R9.2, R9.3); only with a memdir
 //   binary and a model, as the shell hooks.
@@ -14,7 +15,6 @@
 
 import { ConfinedFs, MemoryCore, coreEnv } from "@memdir/core";
 import { spawn } from "node:child_process";
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -48,8 +48,6 @@ interface Message {
 const CLIENT = "opencode";
 /** Set in the environment of everything memdir starts: an `opencode run` used as the model does not start memdir again. */
 const CHILD_GUARD = "MEMDIR_HOOK_CHILD";
-/** The most of a prompt recall searches: a request, not a pasted log. */
-const MAX_QUERY = 32 << 10;
 /** The system prompts of opencode's own side requests (titles, summaries), which get no memory. */
 const SIDE_REQUEST = /^You are (a title generator|a context summarization agent)/;
 
@@ -67,10 +65,7 @@ export const MemdirPlugin = async (ctx: Context, options: Options = {}) => {
   /** Stops handed to memdir, awaited before opencode exits (`opencode run` ends right after the turn). */
   const pending = new Set<Promise<void>>();
 
-  const sessionFile = (sessionID: string) => {
-    const memoryDir = core.locate(readEverything(), cwd, env).memoryDir;
-    return { dir: path.join(memoryDir, ".sessions"), file: path.join(memoryDir, ".sessions", `${core.hookSessionName(CLIENT, sessionID)}.json`), memoryDir };
-  };
+  const target = { cwd, env, memoryDir: undefined };
 
   const guarded = <A extends unknown[]>(what: string, body: (...args: A) => unknown) =>
     async (...args: A) => {
@@ -98,18 +93,11 @@ export const MemdirPlugin = async (ctx: Context, options: Options = {}) => {
       const turn = turns.get(input.sessionID) ?? { prompts: [], began: Date.now() };
       turn.prompts.push(prompt);
       turns.set(input.sessionID, turn);
-      const { dir, file, memoryDir } = sessionFile(input.sessionID);
-      if (!fs.existsSync(memoryDir)) return;
-      const session = readSession(file);
-      const query = prompt.length > MAX_QUERY ? prompt.slice(0, MAX_QUERY) : prompt;
-      const recalled = core.recall(
-        readEverything(),
-        { target: { cwd, env, memoryDir: undefined }, query, recentTools: [], alreadyRead: [], ignoreMemory: false, nowMs: BigInt(Date.now()), session, offline: true },
-        () => Promise.reject(new Error("prompt time never waits for a model")),
-      );
-      return recalled.then((result) => {
-        const { text, session: kept } = core.hookRecallContext(result);
-        writeSession(dir, file, kept);
+      // One core operation: the plan it grants, then the session, recall and the framed text
+      // (the core keeps the session files; this plugin keeps the turn and hands it over whole).
+      const event = { client: CLIENT, session: input.sessionID, cwd, env, prompt, inject: true, keepTurn: false, capBytes: undefined, nowMs: BigInt(Date.now()), embeddings: undefined };
+      return core.hookPrompt(core.open("hook", target), event).then(({ text, diagnostics }) => {
+        for (const d of diagnostics) log(ctx, `memdir: prompt: ${d}`);
         if (!text) return;
         output.parts.push({ id: `prt_memdir_${Date.now()}`, sessionID: input.sessionID, messageID: output.message.id, type: "text", text, synthetic: true });
       });
@@ -119,8 +107,7 @@ export const MemdirPlugin = async (ctx: Context, options: Options = {}) => {
       const sessionID = event.properties?.sessionID;
       if (!sessionID) return;
       if (event.type === "session.compacted") {
-        const { dir, file } = sessionFile(sessionID);
-        if (fs.existsSync(file)) writeSession(dir, file, "");
+        core.hookReset(core.open("hook", target), CLIENT, sessionID, cwd, env);
       } else if (event.type === "session.idle") {
         const turn = turns.get(sessionID);
         turns.delete(sessionID);
@@ -139,25 +126,6 @@ export const MemdirPlugin = async (ctx: Context, options: Options = {}) => {
     },
   };
 };
-
-/** The recall session in `file`; a missing or unreadable one starts a new session. */
-function readSession(file: string): string {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
-}
-
-/** Writes the session; `.sessions/` is made on first use, and a link planted in its place is refused. */
-function writeSession(dir: string, file: string, session: string) {
-  const stat = fs.lstatSync(dir, { throwIfNoEntry: false });
-  if (!stat) fs.mkdirSync(dir);
-  else if (!stat.isDirectory()) throw new Error(`${dir}: not a plain folder (a link?); no session state is kept through it`);
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, session);
-  fs.renameSync(temporary, file);
-}
 
 /** The assistant's last reply in the session, as text. */
 async function lastReply(ctx: Context, sessionID: string): Promise<string | undefined> {
