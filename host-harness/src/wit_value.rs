@@ -56,7 +56,7 @@ impl<T: Serialize> Lower for T {
 
 /// A WIT type as lowering walks it. Built once per export: wasmtime makes a `Type` afresh each
 /// time a record's fields are listed, which cost more than the values themselves.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Shape {
     /// A bool, number, char or string.
     Scalar(Type),
@@ -235,6 +235,10 @@ impl<'s> ser::Serializer for Lowering<'s> {
     fn serialize_str(self, v: &str) -> Result<Val, CodecError> {
         self.scalar(|l| match l.0 {
             Shape::Scalar(Type::String) => Ok(Val::String(v.to_string())),
+            // JSON has no char: one is a string of exactly one.
+            Shape::Scalar(Type::Char) if v.chars().count() == 1 => {
+                Ok(Val::Char(v.chars().next().unwrap_or_default()))
+            }
             Shape::Enum(cases) if cases.iter().any(|c| c == v) => Ok(Val::Enum(v.to_string())),
             _ => l.refuse(format_args!("{v:?}")),
         })
@@ -561,7 +565,8 @@ fn type_name(ty: &Type) -> &'static str {
         Type::Result(_) => "result",
         Type::S8 | Type::S16 | Type::S32 | Type::S64 => "signed integer",
         Type::U8 | Type::U16 | Type::U32 | Type::U64 => "unsigned integer",
-        Type::Float32 => "number",
+        Type::Float32 | Type::Float64 => "number",
+        Type::Char => "char",
         _ => "value of another kind",
     }
 }
@@ -753,5 +758,165 @@ impl<'de> MapAccess<'de> for Fields {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.fields.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The codec on its own (issue 45): every WIT shape memdir's contract uses goes from its JSON
+    //! form to a WIT value and back unchanged, typed values come back as themselves, and values
+    //! that do not fit their shape are errors that say where, never a panic or a guess.
+
+    use super::*;
+    use serde::Deserialize;
+
+    fn scalar(ty: Type) -> Shape {
+        Shape::Scalar(ty)
+    }
+
+    fn lower(value: &Value, shape: &Shape) -> Result<Val, String> {
+        Arg::new(value).wit(shape)
+    }
+
+    fn shapes() -> Vec<(Shape, Value)> {
+        let record = Shape::Record(vec![
+            ("name".into(), scalar(Type::String)),
+            ("size".into(), Shape::Option(Box::new(scalar(Type::U64)))),
+            ("tags".into(), Shape::List(Box::new(scalar(Type::String)))),
+        ]);
+        let variant =
+            Shape::Variant(vec![("text".into(), Some(scalar(Type::String))), ("none".into(), None)]);
+        let result =
+            |ok: Option<Shape>, err: Option<Shape>| Shape::Result(ok.map(Box::new), err.map(Box::new));
+        vec![
+            (scalar(Type::Bool), json!(true)),
+            (scalar(Type::U8), json!(255)),
+            (scalar(Type::S8), json!(-128)),
+            (scalar(Type::U16), json!(65535)),
+            (scalar(Type::S16), json!(-32768)),
+            (scalar(Type::U32), json!(4_000_000_000u32)),
+            (scalar(Type::S32), json!(-2_000_000_000)),
+            (scalar(Type::U64), json!(u64::MAX)),
+            (scalar(Type::S64), json!(i64::MIN)),
+            (scalar(Type::Float32), json!(1.5)),
+            (scalar(Type::Float64), json!(-0.25)),
+            (scalar(Type::Char), json!("é")),
+            (scalar(Type::String), json!("a \"string\"\nwith lines — and ünïcode")),
+            (Shape::Enum(vec!["private".into(), "team".into()]), json!("team")),
+            (Shape::List(Box::new(scalar(Type::U32))), json!([1, 2, 3])),
+            (Shape::List(Box::new(scalar(Type::String))), json!([])),
+            (Shape::Tuple(vec![scalar(Type::String), scalar(Type::String)]), json!(["HOME", "/home/u"])),
+            (record, json!({"name": "deploy", "size": null, "tags": ["a", "b"]})),
+            (Shape::Option(Box::new(scalar(Type::String))), json!(null)),
+            (Shape::Option(Box::new(scalar(Type::String))), json!("given")),
+            (variant.clone(), json!({"tag": "text", "val": "hello"})),
+            (variant, json!({"tag": "none"})),
+            (result(Some(scalar(Type::U32)), Some(scalar(Type::String))), json!({"tag": "ok", "val": 7})),
+            (result(Some(scalar(Type::U32)), Some(scalar(Type::String))), json!({"tag": "err", "val": "no"})),
+            (result(None, Some(scalar(Type::String))), json!({"tag": "ok"})),
+            (result(Some(scalar(Type::Bool)), None), json!({"tag": "err"})),
+        ]
+    }
+
+    #[test]
+    fn every_shape_round_trips_through_its_json_form() {
+        for (shape, value) in shapes() {
+            let val = lower(&value, &shape).unwrap_or_else(|e| panic!("{} {value}: {e}", shape.name()));
+            assert_eq!(from_val(&val), value, "{}", shape.name());
+            // Read back without a JSON tree in between, as the component's results are.
+            let decoded: Value = Returned::wit(val).decode().unwrap();
+            assert_eq!(decoded, value, "{} decoded", shape.name());
+        }
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    struct Header {
+        file_name: String,
+        mtime_ms: i64,
+        kind: Kind,
+        note: Option<String>,
+        step: Step,
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    enum Kind {
+        Dir,
+        File,
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
+    enum Step {
+        Ask(String),
+        Done,
+    }
+
+    #[test]
+    fn a_core_type_comes_back_as_itself() {
+        let shape = Shape::Record(vec![
+            ("file-name".into(), scalar(Type::String)),
+            ("mtime-ms".into(), scalar(Type::S64)),
+            ("kind".into(), Shape::Enum(vec!["dir".into(), "file".into()])),
+            ("note".into(), Shape::Option(Box::new(scalar(Type::String)))),
+            (
+                "step".into(),
+                Shape::Variant(vec![("ask".into(), Some(scalar(Type::String))), ("done".into(), None)]),
+            ),
+        ]);
+        for header in [
+            Header { file_name: "a.md".into(), mtime_ms: -5, kind: Kind::File, note: None, step: Step::Done },
+            Header {
+                file_name: "b".into(),
+                mtime_ms: 1 << 40,
+                kind: Kind::Dir,
+                note: Some("n".into()),
+                step: Step::Ask("q".into()),
+            },
+        ] {
+            let val = Arg::new(&header).wit(&shape).unwrap();
+            assert_eq!(Returned::wit(val).decode::<Header>().unwrap(), header);
+        }
+    }
+
+    #[test]
+    fn values_that_do_not_fit_their_shape_are_errors() {
+        let enum_shape = Shape::Enum(vec!["private".into(), "team".into()]);
+        let record = Shape::Record(vec![("name".into(), scalar(Type::String))]);
+        let variant = Shape::Variant(vec![("text".into(), Some(scalar(Type::String)))]);
+        let bad: Vec<(Shape, Value)> = vec![
+            (scalar(Type::U32), json!("7")),
+            (scalar(Type::U32), json!(-1)),
+            (scalar(Type::U8), json!(256)),
+            (scalar(Type::S8), json!(200)),
+            (scalar(Type::U64), json!(1.5)),
+            (scalar(Type::Bool), json!(1)),
+            (scalar(Type::String), json!(null)),
+            (scalar(Type::Char), json!("two")),
+            (enum_shape, json!("public")),
+            (record.clone(), json!({})),
+            (record, json!(["name"])),
+            (variant.clone(), json!({"tag": "image", "val": "x"})),
+            (variant, json!("text")),
+            (Shape::Tuple(vec![scalar(Type::String), scalar(Type::String)]), json!(["one"])),
+            (Shape::List(Box::new(scalar(Type::U32))), json!({"0": 1})),
+        ];
+        for (shape, value) in bad {
+            let name = shape.name();
+            match lower(&value, &shape) {
+                Err(e) => assert!(!e.is_empty(), "{name} {value}: an empty message"),
+                Ok(val) => panic!("{name} {value} was lowered to {val:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_wit_value_read_as_the_wrong_type_is_an_error() {
+        let val = Val::Record(vec![("name".into(), Val::String("x".into()))]);
+        let got = Returned::wit(val).decode::<Header>();
+        assert!(got.is_err_and(|e| e.contains("file-name")), "a missing field is named");
+        assert!(Returned::wit(Val::String("dir".into())).decode::<u32>().is_err());
+        assert!(Returned::wit(Val::Enum("link".into())).decode::<Kind>().is_err());
     }
 }
