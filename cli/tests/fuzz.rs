@@ -28,7 +28,7 @@
 use memdir_cli::setup_editors::{self as setup, Client, Format, Removal};
 use memdir_core::model::{Reply, Step};
 use memdir_core::target::Target;
-use memdir_core::{extract, frontmatter, glob, index, instructions, recall, team, wrapper, writer};
+use memdir_core::{extract, frontmatter, glob, index, instructions, recall, secrets, wrapper, writer};
 use memdir_harness::ConfinedFs;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -567,10 +567,10 @@ fn a_key_anywhere_in_any_outgoing_commit_is_found() {
             out
         };
         let clean = print(None);
-        let without: Vec<String> = team::secrets_in_log(&clean);
+        let without: Vec<String> = secrets::in_git_log(&clean);
         let which = which % commits.len();
         let place = if commits[which].1.is_empty() { 0 } else { place };
-        let found = team::secrets_in_log(&print(Some((which, place))));
+        let found = secrets::in_git_log(&print(Some((which, place))));
         assert!(found.len() > without.len(), "a key in commit {which} ({place}) was missed: {found:?}");
     });
 }

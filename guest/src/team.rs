@@ -981,24 +981,17 @@ fn fail_secret<T>(message: &str) -> Flow<T> {
 
 /// Fails with every secret the added lines of a unified diff (`-U0`) hold, by file and line.
 fn refuse_secrets(diff: &str, then: &str) -> Flow<()> {
-    let hits = secrets_in_diff(diff);
+    let hits = secrets::in_diff(diff);
     if hits.is_empty() {
         return Ok(());
     }
-    let list: Vec<String> = hits.iter().map(|(path, f)| hit(path, f)).collect();
+    let list: Vec<String> = hits.iter().map(|(path, f)| secrets::located(path, f)).collect();
     fail_secret(&format!("{}. It is {then}", list.join("; ")))
-}
-
-fn hit(path: &str, finding: &secrets::Finding) -> String {
-    match finding.line {
-        0 => format!("{path} (its name): {}", finding.kind),
-        line => format!("{path} line {line}: {}", finding.kind),
-    }
 }
 
 /// Fails with every secret in the commits of [`OUTGOING_LOG_FORMAT`]'s log.
 fn refuse_secrets_in_commits(log: &str, undo: &str) -> Flow<()> {
-    let list = secrets_in_log(log);
+    let list = secrets::in_git_log(log);
     if list.is_empty() {
         return Ok(());
     }
@@ -1006,81 +999,6 @@ fn refuse_secrets_in_commits(log: &str, undo: &str) -> Flow<()> {
         "{}. It is committed here and not pushed. Removing it from the files is not enough, the commit holds it: `{undo}` takes the commits back into the working copy, then remove it and sync again",
         list.join("; ")
     ))
-}
-
-/// Every secret in a `git log --patch -U0` printed with [`OUTGOING_LOG_FORMAT`], one commit at
-/// a time: in each commit's message, its files' names and the lines it adds. Each finding
-/// reads `commit <sha>, <where>: <kind>`.
-pub fn secrets_in_log(log: &str) -> Vec<String> {
-    let mut list = Vec::new();
-    let mut chunks = log.split('\0').skip(1);
-    while let (Some(head), diff) = (chunks.next(), chunks.next().unwrap_or_default()) {
-        let (sha, message) = head.split_once('\n').unwrap_or((head, ""));
-        let short: String = sha.chars().take(12).collect();
-        for finding in secrets::scan(message) {
-            list.push(format!("commit {short}, its message line {}: {}", finding.line, finding.kind));
-        }
-        for (path, finding) in secrets_in_diff(diff) {
-            list.push(format!("commit {short}, {}", hit(&path, &finding)));
-        }
-    }
-    list
-}
-
-/// The secrets in the lines a diff adds, each with its file and its line in that file. Runs
-/// of consecutive added lines are scanned together, so a key block across lines is found.
-pub fn secrets_in_diff(diff: &str) -> Vec<(String, secrets::Finding)> {
-    let mut hits = Vec::new();
-    let mut path: Option<String> = None;
-    let mut run: Vec<&str> = Vec::new();
-    let mut run_start = 0usize;
-    let mut next_line = 0usize;
-    let flush = |path: &Option<String>,
-                 run: &mut Vec<&str>,
-                 start: usize,
-                 hits: &mut Vec<(String, secrets::Finding)>| {
-        if let (Some(path), false) = (path, run.is_empty()) {
-            for mut finding in secrets::scan(&run.join("\n")) {
-                finding.line += start.saturating_sub(1);
-                hits.push((path.clone(), finding));
-            }
-        }
-        run.clear();
-    };
-    for line in diff.lines() {
-        if let Some(target) = line.strip_prefix("+++ ") {
-            flush(&path, &mut run, run_start, &mut hits);
-            path = target.strip_prefix("b/").map(|p| p.trim_matches('"').to_string());
-            // The name travels too (issue 24, defect 6): line 0 stands for it.
-            if let Some(name) = &path {
-                for mut finding in secrets::scan(name) {
-                    finding.line = 0;
-                    hits.push((name.clone(), finding));
-                }
-            }
-        } else if line.starts_with("@@") {
-            flush(&path, &mut run, run_start, &mut hits);
-            // `@@ -a,b +c,d @@`: the new side starts at line c.
-            next_line = line
-                .split(' ')
-                .find_map(|f| f.strip_prefix('+'))
-                .and_then(|f| f.split(',').next())
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(1);
-            run_start = next_line;
-        } else if let Some(added) = line.strip_prefix('+') {
-            if run.is_empty() {
-                run_start = next_line;
-            }
-            run.push(added);
-            next_line += 1;
-        } else if line.starts_with("diff --git") {
-            flush(&path, &mut run, run_start, &mut hits);
-            path = None;
-        }
-    }
-    flush(&path, &mut run, run_start, &mut hits);
-    hits
 }
 
 /// `memdir sync (<host>): 2 added, 1 changed`, then one line per file.
@@ -1159,15 +1077,6 @@ fn append_block(fs: &dyn Fs, path: &str, lines: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn secrets_in_added_lines_are_found_with_their_file_line() {
-        let diff = "diff --git a/x.md b/x.md\n--- a/x.md\n+++ b/x.md\n@@ -3,0 +4,2 @@\n+fine\n+key AKIAIOSFODNN7EXAMPLE here\n";
-        let hits = secrets_in_diff(diff);
-        assert_eq!(hits.len(), 1, "{hits:?}");
-        assert_eq!((hits[0].0.as_str(), hits[0].1.line), ("x.md", 5));
-        assert!(secrets_in_diff("+++ /dev/null\n@@ -1 +0,0 @@\n").is_empty());
-    }
 
     #[test]
     fn memdirs_own_files_are_local_and_memories_are_not() {
