@@ -93,6 +93,22 @@ fn a_hook_prompt_costs_one_instance() {
     }
 }
 
+/// A session's start is one instance too: the plan, then guidance and MEMORY.md, the session
+/// files and their pruning in one core operation.
+#[test]
+fn a_hook_session_start_costs_one_instance() {
+    let p = Project::new();
+    memory(&p.memory_dir(), "deploy-process", "deploys go through the staging cluster before production");
+    let payload =
+        json!({"session_id": "s1", "cwd": p.repo, "hook_event_name": "SessionStart", "source": "startup"});
+    let (_, calls) = p.run(&["hook", "codex", "session-start"], Some(payload.to_string().into_bytes()));
+    let funcs: Vec<&str> = calls.iter().map(|c| c.func.as_str()).collect();
+    assert_eq!(instances(&calls).len(), 1, "{funcs:?}");
+    assert_eq!(funcs, ["paths.plan", "hook.session-start"]);
+    let text = &calls[1].result["val"]["text"];
+    assert!(text.as_str().is_some_and(|t| t.contains("deploy-process")), "{text}");
+}
+
 /// An MCP `memory_save` into a project with no memory yet is at most two instances: it used to
 /// be six, four of which asked where the memory is.
 #[test]

@@ -30,6 +30,8 @@ mod component {
             "memdir:memory/paths@0.3.0/grant": crate::plan::Grant,
             "memdir:memory/hook@0.3.0/prompt-event": crate::hook::PromptEvent,
             "memdir:memory/hook@0.3.0/injected": crate::hook::Injected,
+            "memdir:memory/hook@0.3.0/start-event": crate::hook::StartEvent,
+            "memdir:memory/hook@0.3.0/started": crate::hook::Started,
         },
     });
 
@@ -950,6 +952,10 @@ mod component {
             hook::resume(&HostFs, &state, core_reply(reply)).map(wit_prompt_step).map_err(wit_error)
         }
 
+        fn session_start(event: hook::StartEvent) -> Result<hook::Started, wit::Error> {
+            hook::session_start(&HostFs, &event).map_err(wit_error)
+        }
+
         fn reset(
             client: String,
             session: Option<String>,
@@ -1176,6 +1182,7 @@ mod table {
             }
             "hook.prompt" => wit(hook::prompt(fs, &de(func, arg(0))?)),
             "hook.resume" => wit(hook::resume(fs, &s(0)?, de(func, arg(1))?)),
+            "hook.session-start" => wit(hook::session_start(fs, &de(func, arg(0))?)),
             "hook.reset" => {
                 let session: Option<String> = de(func, arg(1))?;
                 wit(hook::reset(fs, &s(0)?, session.as_deref(), &s(2)?, &env(3)?))

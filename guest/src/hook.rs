@@ -93,6 +93,44 @@ pub const MAX_TURN_LOG: u64 = 1 << 20;
 /// The largest session file read: a session holds a few hundred names.
 const MAX_SESSION_BYTES: u64 = 1 << 20;
 
+/// Session files untouched this long are removed at a session's start (issue 44).
+const SESSION_MAX_AGE_MS: i64 = 30 * 86_400_000;
+/// At most this many session files are kept (a session has two or three).
+const MAX_SESSION_FILES: usize = 600;
+
+/// A session's start, as a hook saw it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct StartEvent {
+    /// The client's name (`codex`), which names its session files.
+    pub client: String,
+    /// The client's session id, if it gave one.
+    pub session: Option<String>,
+    /// The working directory, absolute.
+    pub cwd: String,
+    /// The environment the core may consult.
+    pub env: Vec<(String, String)>,
+    /// Why the session starts, as the client says it: `startup`, `resume`, `clear`, `compact`.
+    pub source: Option<String>,
+    /// The client's limit for hook text in bytes (`None`: [`COMMON_CAP`]).
+    pub cap_bytes: Option<u32>,
+    /// "Now", ms since the epoch.
+    pub now_ms: i64,
+}
+
+/// What a session's start hands the agent and the host.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Started {
+    /// The memory part of the system prompt (guidance and MEMORY.md) within the client's
+    /// limit; `None` when there is nothing, or a resumed session still holds it.
+    pub text: Option<String>,
+    /// `teamSync` is `auto`: the host starts a team sync in the background.
+    pub team_sync: bool,
+    /// What the host should log (a MEMORY.md rebuilt, say).
+    pub diagnostics: Vec<String>,
+}
+
 /// One user prompt, as a hook saw it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -236,6 +274,76 @@ fn follow(
             let framed = recall_context(&result.session, &result.attachments, cap)?;
             fs.write_file(&session_file, framed.session.as_bytes())?;
             Ok(Step::Done(Injected { text: framed.text, diagnostics: result.diagnostics }))
+        }
+    }
+}
+
+/// A session's start (R14.2, path A): the memory part of the system prompt, once per session.
+/// After `/clear` or a compaction the recall session starts again (R8.3); a resumed session
+/// whose start was injected still holds it and gets nothing. A missing MEMORY.md is rebuilt
+/// (R6.5), and `.sessions/` is kept bounded. Grant it `paths.plan(hook, ...)`.
+pub fn session_start(fs: &dyn Fs, event: &StartEvent) -> crate::Result<Started> {
+    let (switches, location) = crate::instructions::status(fs, &event.cwd, &event.env)?;
+    let dir = &location.memory_dir;
+    let exists = match fs.stat(dir) {
+        Ok(stat) if stat.kind == EntryKind::Dir => true,
+        // A broken directory gives no injection (R14.2): not a half-built prompt about it.
+        Ok(_) => {
+            return Err(crate::Error::InvalidInput(format!(
+                "{dir}: the memory directory is not a directory"
+            )));
+        }
+        Err(e) if e.is_not_found() => false,
+        Err(e) => return Err(e.into()),
+    };
+    let source = event.source.as_deref();
+    if matches!(source, Some("clear" | "compact")) {
+        reset(fs, &event.client, event.session.as_deref(), &event.cwd, &event.env)?;
+    }
+    let sessions = crate::fs::join(dir, ".sessions");
+    let stem = crate::fs::join(&sessions, &session_name(&event.client, event.session.as_deref()));
+    let start_file = format!("{stem}.start");
+    if source == Some("resume") && fs.stat(&start_file).is_ok() {
+        return Ok(Started::default());
+    }
+    let mut started =
+        Started { team_sync: switches.team_sync == crate::switches::TeamSync::Auto, ..Started::default() };
+    if exists {
+        prune_sessions(fs, &sessions, event.now_ms);
+        let target = Target::new(&event.cwd, &event.env);
+        if let Some(rebuilt) = crate::writer::rebuild_index(fs, &target, event.now_ms)? {
+            started.diagnostics.push(format!(
+                "MEMORY.md was missing: wrote {} with {} entries",
+                rebuilt.path, rebuilt.entries
+            ));
+        }
+    }
+    let request =
+        crate::instructions::Request { cwd: &event.cwd, env: &event.env, touching: &[], add_dirs: &[] };
+    let loaded = crate::instructions::load(fs, &request)?;
+    // The agent reads its own instruction files: the memory part only.
+    let options = crate::prompt::Options { instruction_files: false, ..crate::prompt::Options::default() };
+    let text = crate::prompt::render(&loaded, options);
+    if text.trim().is_empty() {
+        return Ok(started);
+    }
+    started.text = Some(fit(&text, event.cap_bytes.map_or(COMMON_CAP, |c| c as usize)));
+    if exists {
+        sessions_dir(fs, dir)?;
+        fs.write_file(&start_file, event.now_ms.to_string().as_bytes())?;
+    }
+    Ok(started)
+}
+
+/// Keeps `.sessions/` bounded (issue 44): files untouched for 30 days go, and past 600 the
+/// oldest go. A failure only leaves more.
+fn prune_sessions(fs: &dyn Fs, sessions: &str, now_ms: i64) {
+    let Ok(entries) = fs.list_dir(sessions) else { return };
+    let mut files: Vec<_> = entries.into_iter().filter(|e| e.kind == EntryKind::File).collect();
+    files.sort_by_key(|e| std::cmp::Reverse(e.mtime_ms));
+    for (i, entry) in files.iter().enumerate() {
+        if entry.mtime_ms < now_ms - SESSION_MAX_AGE_MS || i >= MAX_SESSION_FILES {
+            let _ = fs.remove_file(&crate::fs::join(sessions, &entry.name));
         }
     }
 }

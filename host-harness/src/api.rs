@@ -8,7 +8,7 @@ use memdir_core::check::CheckStep;
 use memdir_core::dream::{self, DreamResult};
 use memdir_core::extract::{self, ExtractResult};
 use memdir_core::git::GitOutput;
-use memdir_core::hook::{Injected, PromptEvent, RecallContext};
+use memdir_core::hook::{Injected, PromptEvent, RecallContext, StartEvent, Started};
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
 use memdir_core::model::{Reply, Step};
@@ -273,6 +273,10 @@ pub trait Core {
     /// Resumes a prompt that asked for vectors.
     fn hook_resume(&mut self, state: &str, reply: Reply) -> Result<Step<Injected>> {
         outcome(self, "hook.resume", args![state, reply])
+    }
+    /// A session's start through a hook (path A), on a core opened for [`Operation::Hook`].
+    fn hook_session_start(&mut self, event: &StartEvent) -> Result<Started> {
+        outcome(self, "hook.session-start", args![event])
     }
     /// Starts `client`'s recall `session` in `cwd`'s memory again (R8.3), on a core opened for
     /// [`Operation::Hook`]; true when there was one.

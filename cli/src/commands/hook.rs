@@ -4,10 +4,10 @@
 //!
 //! A hook never stands in the way (R14.2): whatever the payload, the memory directory or the
 //! model does, it exits 0 with the client's "carry on", and a failure is one line in memdir's
-//! log. The per-turn state lives in the memory directory's `.sessions/`, which team sync keeps
-//! local: the recall session (`<key>.json`), the user's prompts since the last stop
-//! (`<key>.jsonl`), when the turn began (`<key>.turn`), when the session's start was injected
-//! (`<key>.start`), and a stopped turn waiting for its extraction (`<key>.<ms>.job.json`).
+//! log. Each event is one core operation (`hook.session-start`, `hook.prompt`, `hook.reset`) on
+//! one instance granted the core's own plan; the core keeps the per-turn state in the memory
+//! directory's `.sessions/`, which team sync keeps local. What is still the host's: a stopped
+//! turn's log is read here and handed to a detached extraction as `<key>.<ms>.job.json`.
 
 mod clients;
 
@@ -18,11 +18,10 @@ use crate::ops::recall::recall_embedder;
 use crate::ops::target::Target;
 use crate::ops::whole_tree;
 use clients::Payload;
-use memdir_core::hook::PromptEvent;
+use memdir_core::hook::{PromptEvent, StartEvent};
 use memdir_core::plan::Operation;
-use memdir_core::prompt::Options;
 use memdir_core::target::Target as CoreTarget;
-use memdir_harness::ConfinedFs;
+use memdir_harness::Core;
 use memdir_harness::steps::drive_with;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -109,46 +108,34 @@ fn answer(ctx: &Context, args: &Args) -> Result<(Client, Option<String>), Failur
         return Ok((client, None));
     }
     let payload = client.read(&value);
-    // A user prompt is one call on one instance: the core keeps the session and frames the
-    // text within the client's limit (issue 45).
-    if args.event == Event::Prompt {
-        return Ok((client, prompt(ctx, client, &payload)?));
-    }
-    let turn = Turn::new(ctx, client, &payload)?;
-    let context = match args.event {
-        Event::SessionStart => {
-            if matches!(payload.source.as_deref(), Some("clear" | "compact")) {
-                turn.reset_session(ctx)?;
-            }
-            // A resumed session still holds what its start injected (the clients keep hook text
-            // in the history): the index once, not again. After compaction it is gone.
-            let started = turn.file(".start");
-            if payload.source.as_deref() == Some("resume") && started.exists() {
-                None
-            } else {
-                let text = session_start(ctx, client, &turn)?;
-                if text.is_some() && turn.ensure_dir()? {
-                    std::fs::write(&started, ctx.now_ms().to_string())
-                        .map_err(|e| Failure::input(format!("{}: {e}", started.display())))?;
-                }
-                text
-            }
-        }
-        Event::Prompt => None,
-        Event::Stop => {
-            stop(ctx, args, &turn, &payload)?;
-            None
-        }
+    // Each event is one core operation on one instance, granted the core's own plan: the core
+    // keeps the session files and frames the text within the client's limit (issue 45).
+    match args.event {
+        Event::Prompt => Ok((client, prompt(ctx, client, &payload)?)),
+        Event::SessionStart => Ok((client, session_start(ctx, client, &payload)?)),
         Event::PreCompact | Event::PostCompact => {
-            turn.reset_session(ctx)?;
-            None
+            let (cwd, mut core) = open_hook(ctx, &payload)?;
+            core.hook_reset(&client_name(client), payload.session.as_deref(), &cwd, ctx.env())?;
+            Ok((client, None))
         }
+        Event::Stop => {
+            let turn = Turn::new(ctx, client, &payload)?;
+            stop(ctx, args, &turn, &payload)?;
+            Ok((client, None))
+        }
+    }
+}
+
+/// The working directory a payload names (else the current one), and a core opened on it for
+/// a hook with the grant the core plans.
+fn open_hook<'c>(ctx: &'c Context, payload: &Payload) -> Result<(String, Box<dyn Core + 'c>), Failure> {
+    let cwd = match &payload.cwd {
+        Some(cwd) => cwd.clone(),
+        None => crate::context::absolute(Path::new("."))?,
     };
-    let fitted = match context {
-        Some(text) => Some(ctx.core(ConfinedFs::new())?.hook_fit(&text, Some(client.cap()))?),
-        None => None,
-    };
-    Ok((client, fitted))
+    let mut core = ctx.core(whole_tree()?)?;
+    core.open(Operation::Hook, &CoreTarget::new(&cwd, ctx.env()))?;
+    Ok((cwd, core))
 }
 
 /// One session's state: its project, its memory directory and its files in `.sessions/`.
@@ -157,9 +144,6 @@ struct Turn {
     memory_dir: String,
     /// `<memory>/.sessions/<client>-<session>`, without an extension.
     stem: PathBuf,
-    /// The client's name and its session id, as the core names the session's files.
-    client: String,
-    session: Option<String>,
 }
 
 impl Turn {
@@ -177,7 +161,7 @@ impl Turn {
         }
         let name = core.hook_session_name(&client_name(client), payload.session.as_deref())?;
         let stem = Path::new(&memory_dir).join(".sessions").join(name);
-        Ok(Turn { cwd, memory_dir, stem, client: client_name(client), session: payload.session.clone() })
+        Ok(Turn { cwd, memory_dir, stem })
     }
 
     fn file(&self, extension: &str) -> PathBuf {
@@ -207,62 +191,34 @@ impl Turn {
         }
         Ok(true)
     }
-
-    /// Keeps `.sessions/` bounded (issue 44): files untouched for [`SESSION_MAX_AGE`] go, and past
-    /// [`MAX_SESSION_FILES`] the oldest go. Run at a session's start; a failure only leaves more.
-    fn prune_sessions(&self) {
-        let Some(dir) = self.stem.parent() else { return };
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-            .collect();
-        files.sort_by_key(|f| std::cmp::Reverse(f.0));
-        let now = std::time::SystemTime::now();
-        for (i, (modified, path)) in files.iter().enumerate() {
-            let old = now.duration_since(*modified).is_ok_and(|age| age > SESSION_MAX_AGE);
-            if old || i >= MAX_SESSION_FILES {
-                let _ = std::fs::remove_file(path);
-            }
-        }
-    }
-
-    /// The recall session starts again (R8.3), through the core, which keeps the session
-    /// files.
-    fn reset_session(&self, ctx: &Context) -> Result<(), Failure> {
-        let mut core = ctx.core(whole_tree()?)?;
-        core.open(Operation::Hook, &CoreTarget::new(&self.cwd, ctx.env()))?;
-        core.hook_reset(&self.client, self.session.as_deref(), &self.cwd, ctx.env())?;
-        Ok(())
-    }
 }
 
 fn client_name(client: Client) -> String {
     clap::ValueEnum::to_possible_value(&client).map(|v| v.get_name().to_string()).unwrap_or_default()
 }
 
-/// Session files untouched this long are removed at a session's start.
-const SESSION_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(30 * 86_400);
-/// At most this many session files are kept (a session has two or three).
-const MAX_SESSION_FILES: usize = 600;
-
-/// Path A: guidance and MEMORY.md (the agent reads its own instruction files); team sync in
-/// the background when `teamSync` is `auto`.
-fn session_start(ctx: &Context, client: Client, turn: &Turn) -> Result<Option<String>, Failure> {
-    turn.prune_sessions();
-    crate::ops::index::rebuild_missing_index(ctx, &turn.cwd, &mut std::io::sink())?;
-    let mut core = ctx.core(whole_tree()?)?;
-    let (switches, _) = core.status(&turn.cwd, ctx.env())?;
-    if switches.team_sync == memdir_core::switches::TeamSync::Auto {
-        let worker = ["hook", &client_name(client), "session-start", "--sync-worker"].map(String::from);
-        spawn_self(ctx, &worker, Some(&turn.cwd))?;
+/// Path A: guidance and MEMORY.md (the agent reads its own instruction files), once per
+/// session; team sync in the background when `teamSync` is `auto`.
+fn session_start(ctx: &Context, client: Client, payload: &Payload) -> Result<Option<String>, Failure> {
+    let (cwd, mut core) = open_hook(ctx, payload)?;
+    let event = StartEvent {
+        client: client_name(client),
+        session: payload.session.clone(),
+        cwd: cwd.clone(),
+        env: ctx.env().to_vec(),
+        source: payload.source.clone(),
+        cap_bytes: Some(client.cap()),
+        now_ms: ctx.now_ms(),
+    };
+    let started = core.hook_session_start(&event)?;
+    for diagnostic in &started.diagnostics {
+        log_line(ctx, &format!("hook {} session-start: {diagnostic}", client_name(client)));
     }
-    let request =
-        memdir_core::instructions::Request { cwd: &turn.cwd, env: ctx.env(), touching: &[], add_dirs: &[] };
-    let options = Options { instruction_files: false, ..Options::default() };
-    let text = core.prompt(&request, options)?;
-    Ok((!text.trim().is_empty()).then_some(text))
+    if started.team_sync {
+        let worker = ["hook", &client_name(client), "session-start", "--sync-worker"].map(String::from);
+        spawn_self(ctx, &worker, Some(&cwd))?;
+    }
+    Ok(started.text)
 }
 
 /// Path B: the prompt kept for the stop, and offline recall for it in this session, as one
@@ -270,12 +226,7 @@ fn session_start(ctx: &Context, client: Client, turn: &Turn) -> Result<Option<St
 /// embeddings model when the core asks.
 fn prompt(ctx: &Context, client: Client, payload: &Payload) -> Result<Option<String>, Failure> {
     let Some(prompt) = payload.prompt.as_deref().filter(|p| !p.trim().is_empty()) else { return Ok(None) };
-    let cwd = match &payload.cwd {
-        Some(cwd) => cwd.clone(),
-        None => crate::context::absolute(Path::new("."))?,
-    };
-    let mut core = ctx.core(whole_tree()?)?;
-    core.open(Operation::Hook, &CoreTarget::new(&cwd, ctx.env()))?;
+    let (cwd, mut core) = open_hook(ctx, payload)?;
     // A spec that does not parse costs the meaning, not the recall (a hook runs on every prompt).
     let (mut embedder, note) = match recall_embedder(ctx, None) {
         Ok(embedder) => (embedder, None),
