@@ -188,21 +188,13 @@ pub fn prompt(fs: &dyn Fs, event: &PromptEvent) -> crate::Result<Step<Injected>>
     }
     let location = crate::paths::memory_location(fs, &event.cwd, &event.env)?;
     let dir = &location.memory_dir;
-    match fs.stat(dir) {
-        Ok(stat) if stat.kind != EntryKind::Dir => {
-            // A broken directory gives no injection (R14.2): not a half-built prompt about it.
-            return Err(crate::Error::InvalidInput(format!(
-                "{dir}: the memory directory is not a directory"
-            )));
-        }
-        Ok(_) => {}
+    if !memory_dir_exists(fs, dir)? {
         // A project with no memory of its own still recalls the user-wide and group memories;
         // its (empty) memory directory holds the session.
-        Err(e) if e.is_not_found() && !crate::scope::shared(&location).is_empty() => {
-            fs.create_dir_all(dir)?
+        if crate::scope::shared(&location).is_empty() {
+            return nothing();
         }
-        Err(e) if e.is_not_found() => return nothing(),
-        Err(e) => return Err(e.into()),
+        fs.create_dir_all(dir)?;
     }
     let sessions = sessions_dir(fs, dir)?;
     let stem = crate::fs::join(&sessions, &session_name(&event.client, event.session.as_deref()));
@@ -285,17 +277,7 @@ fn follow(
 pub fn session_start(fs: &dyn Fs, event: &StartEvent) -> crate::Result<Started> {
     let (switches, location) = crate::instructions::status(fs, &event.cwd, &event.env)?;
     let dir = &location.memory_dir;
-    let exists = match fs.stat(dir) {
-        Ok(stat) if stat.kind == EntryKind::Dir => true,
-        // A broken directory gives no injection (R14.2): not a half-built prompt about it.
-        Ok(_) => {
-            return Err(crate::Error::InvalidInput(format!(
-                "{dir}: the memory directory is not a directory"
-            )));
-        }
-        Err(e) if e.is_not_found() => false,
-        Err(e) => return Err(e.into()),
-    };
+    let exists = memory_dir_exists(fs, dir)?;
     let source = event.source.as_deref();
     if matches!(source, Some("clear" | "compact")) {
         reset(fs, &event.client, event.session.as_deref(), &event.cwd, &event.env)?;
@@ -333,6 +315,17 @@ pub fn session_start(fs: &dyn Fs, event: &StartEvent) -> crate::Result<Started> 
         fs.write_file(&start_file, event.now_ms.to_string().as_bytes())?;
     }
     Ok(started)
+}
+
+/// Whether the memory directory exists. Something else in its place is an error: a broken
+/// directory gives no injection (R14.2), not a half-built prompt about it.
+fn memory_dir_exists(fs: &dyn Fs, dir: &str) -> crate::Result<bool> {
+    match fs.stat(dir) {
+        Ok(stat) if stat.kind == EntryKind::Dir => Ok(true),
+        Ok(_) => Err(crate::Error::InvalidInput(format!("{dir}: the memory directory is not a directory"))),
+        Err(e) if e.is_not_found() => Ok(false),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Keeps `.sessions/` bounded (issue 44): files untouched for 30 days go, and past 600 the
