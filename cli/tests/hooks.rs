@@ -347,3 +347,24 @@ fn a_session_start_prunes_old_session_files() {
     assert!(!sessions.join("codex-old.json").exists() && !sessions.join("codex-old.cursor").exists());
     assert!(sessions.join("codex-recent.json").exists());
 }
+
+/// Issue 45: the worker takes its job through the core, which reads and removes only a job file
+/// in a `.sessions/` folder. A worker pointed anywhere else (a memory, any file) touches nothing.
+#[test]
+fn a_worker_given_a_path_that_is_not_a_job_leaves_it_alone() {
+    let h = Home::new();
+    let dir = h.memory_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let memory = dir.join("deploy.md");
+    std::fs::write(&memory, "---\nname: deploy\n---\nkeep me\n").unwrap();
+    let planted = dir.join("x.job.json");
+    std::fs::write(&planted, r#"{"cwd": "/", "turn-began-ms": 0, "transcript": ""}"#).unwrap();
+    for target in [&memory, &planted] {
+        let args = ["hook", "codex", "stop", "--worker", target.to_str().unwrap(), "--llm", "command:false"];
+        let (status, _) = h.hook(&args, b"");
+        assert_eq!(status, 0);
+        assert!(target.exists(), "{} was removed", target.display());
+    }
+    assert_eq!(std::fs::read_to_string(&memory).unwrap(), "---\nname: deploy\n---\nkeep me\n");
+    assert!(h.log().contains("not a memdir hook job"), "{}", h.log());
+}

@@ -32,6 +32,8 @@ mod component {
             "memdir:memory/hook@0.3.0/injected": crate::hook::Injected,
             "memdir:memory/hook@0.3.0/start-event": crate::hook::StartEvent,
             "memdir:memory/hook@0.3.0/started": crate::hook::Started,
+            "memdir:memory/hook@0.3.0/stop-event": crate::hook::StopEvent,
+            "memdir:memory/hook@0.3.0/job": crate::hook::Job,
         },
     });
 
@@ -956,6 +958,14 @@ mod component {
             hook::session_start(&HostFs, &event).map_err(wit_error)
         }
 
+        fn stop(event: hook::StopEvent) -> Result<Option<String>, wit::Error> {
+            hook::stop(&HostFs, &event).map_err(wit_error)
+        }
+
+        fn take_job(path: String) -> Result<hook::Job, wit::Error> {
+            hook::take_job(&HostFs, &path).map_err(wit_error)
+        }
+
         fn reset(
             client: String,
             session: Option<String>,
@@ -1183,6 +1193,8 @@ mod table {
             "hook.prompt" => wit(hook::prompt(fs, &de(func, arg(0))?)),
             "hook.resume" => wit(hook::resume(fs, &s(0)?, de(func, arg(1))?)),
             "hook.session-start" => wit(hook::session_start(fs, &de(func, arg(0))?)),
+            "hook.stop" => wit(hook::stop(fs, &de(func, arg(0))?)),
+            "hook.take-job" => wit(hook::take_job(fs, &s(0)?)),
             "hook.reset" => {
                 let session: Option<String> = de(func, arg(1))?;
                 wit(hook::reset(fs, &s(0)?, session.as_deref(), &s(2)?, &env(3)?))

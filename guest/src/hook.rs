@@ -93,6 +93,12 @@ pub const MAX_TURN_LOG: u64 = 1 << 20;
 /// The largest session file read: a session holds a few hundred names.
 const MAX_SESSION_BYTES: u64 = 1 << 20;
 
+/// The most prompts of one turn a plugin may hand over (its payload is bounded too).
+const MAX_TURN_PROMPTS: usize = 256;
+
+/// The largest job file read back: a turn's log and a reply.
+const MAX_JOB_BYTES: u64 = 4 * MAX_TURN_LOG;
+
 /// Session files untouched this long are removed at a session's start (issue 44).
 const SESSION_MAX_AGE_MS: i64 = 30 * 86_400_000;
 /// At most this many session files are kept (a session has two or three).
@@ -268,6 +274,107 @@ fn follow(
             Ok(Step::Done(Injected { text: framed.text, diagnostics: result.diagnostics }))
         }
     }
+}
+
+/// A turn's end, as a hook saw it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct StopEvent {
+    /// The client's name (`codex`), which names its session files.
+    pub client: String,
+    /// The client's session id, if it gave one.
+    pub session: Option<String>,
+    /// The working directory, absolute.
+    pub cwd: String,
+    /// The environment the core may consult.
+    pub env: Vec<(String, String)>,
+    /// The turn's prompts, from a plugin that keeps the turn itself (opencode); none: the
+    /// turn's log the prompts kept.
+    pub prompts: Option<Vec<String>>,
+    /// When the plugin's turn began, ms since the epoch.
+    pub turn_began_ms: Option<i64>,
+    /// The agent's last reply, when the client gives it.
+    pub reply: Option<String>,
+    /// A model will extract: keep the turn as a job. Without one the turn's log only goes.
+    pub extract: bool,
+    /// "Now", ms since the epoch.
+    pub now_ms: i64,
+}
+
+/// A stopped turn waiting for its extraction (`<key>.<ms>.job.json` in `.sessions/`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Job {
+    /// The project's working directory.
+    pub cwd: String,
+    /// When the turn began: memory files changed since were the agent's own writes (R9.3).
+    pub turn_began_ms: i64,
+    /// The turn's messages, as transcript JSON lines.
+    pub transcript: String,
+}
+
+/// A turn's end (path C): the turn's log (or the plugin's prompts) with the agent's reply
+/// becomes a job for a detached extraction, written in `.sessions/`; its path is returned for
+/// the host to hand to the worker. Nothing without a model (the log only goes), without a
+/// memory directory, or without a turn. Grant it `paths.plan(hook, ...)`.
+pub fn stop(fs: &dyn Fs, event: &StopEvent) -> crate::Result<Option<String>> {
+    let location = crate::paths::memory_location(fs, &event.cwd, &event.env)?;
+    let dir = &location.memory_dir;
+    if !memory_dir_exists(fs, dir)? {
+        return Ok(None);
+    }
+    let sessions = crate::fs::join(dir, ".sessions");
+    let stem = crate::fs::join(&sessions, &session_name(&event.client, event.session.as_deref()));
+    let line =
+        |role: &str, content: &str| format!("{}\n", serde_json::json!({ "role": role, "content": content }));
+    let (mut transcript, began) = match &event.prompts {
+        Some(prompts) if prompts.is_empty() => return Ok(None),
+        Some(prompts) => {
+            let log: String = prompts.iter().take(MAX_TURN_PROMPTS).map(|p| line("user", p)).collect();
+            (log, event.turn_began_ms.unwrap_or(0))
+        }
+        None => {
+            let (log, turn) = (format!("{stem}.jsonl"), format!("{stem}.turn"));
+            let transcript = match fs.read_file(&log, MAX_TURN_LOG + MAX_TURN_LOG / 4) {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(e) if e.is_not_found() || matches!(e, FsError::NotADirectory(_)) => return Ok(None),
+                Err(e) => return Err(e.into()),
+            };
+            let began = fs
+                .read_file(&turn, 64)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .and_then(|t| t.trim().parse().ok())
+                .unwrap_or(0);
+            let _ = fs.remove_file(&log);
+            let _ = fs.remove_file(&turn);
+            (transcript, began)
+        }
+    };
+    if !event.extract {
+        return Ok(None);
+    }
+    if let Some(reply) = &event.reply {
+        transcript.push_str(&line("assistant", reply));
+    }
+    sessions_dir(fs, dir)?;
+    let job = Job { cwd: event.cwd.clone(), turn_began_ms: began, transcript };
+    let path = format!("{stem}.{}.job.json", event.now_ms);
+    fs.write_file(&path, serde_json::to_string(&job).expect("a job always serialises").as_bytes())?;
+    Ok(Some(path))
+}
+
+/// The job at `path`, read and removed (a job runs once). Only a job file in a `.sessions/`
+/// folder is one: any other path is refused before it is read.
+pub fn take_job(fs: &dyn Fs, path: &str) -> crate::Result<Job> {
+    let in_sessions = crate::fs::parent(path).is_some_and(|p| p.ends_with("/.sessions"));
+    if !in_sessions || !path.ends_with(".job.json") {
+        return Err(crate::Error::InvalidInput(format!("{path}: not a memdir hook job")));
+    }
+    let bytes = fs.read_file(path, MAX_JOB_BYTES)?;
+    let _ = fs.remove_file(path);
+    serde_json::from_slice(&bytes)
+        .map_err(|e| crate::Error::InvalidInput(format!("{path}: not a memdir hook job: {e}")))
 }
 
 /// A session's start (R14.2, path A): the memory part of the system prompt, once per session.

@@ -8,7 +8,7 @@ use memdir_core::check::CheckStep;
 use memdir_core::dream::{self, DreamResult};
 use memdir_core::extract::{self, ExtractResult};
 use memdir_core::git::GitOutput;
-use memdir_core::hook::{Injected, PromptEvent, RecallContext, StartEvent, Started};
+use memdir_core::hook::{Injected, Job, PromptEvent, RecallContext, StartEvent, Started, StopEvent};
 use memdir_core::index::LoadedIndex;
 use memdir_core::instructions::{Loaded, Request};
 use memdir_core::model::{Reply, Step};
@@ -277,6 +277,15 @@ pub trait Core {
     /// A session's start through a hook (path A), on a core opened for [`Operation::Hook`].
     fn hook_session_start(&mut self, event: &StartEvent) -> Result<Started> {
         outcome(self, "hook.session-start", args![event])
+    }
+    /// A turn's end through a hook: the job for a detached extraction, written by the core, on a
+    /// core opened for [`Operation::Hook`]; its path, or none.
+    fn hook_stop(&mut self, event: &StopEvent) -> Result<Option<String>> {
+        outcome(self, "hook.stop", args![event])
+    }
+    /// The job at `path`, read and removed.
+    fn hook_take_job(&mut self, path: &str) -> Result<Job> {
+        outcome(self, "hook.take-job", args![path])
     }
     /// Starts `client`'s recall `session` in `cwd`'s memory again (R8.3), on a core opened for
     /// [`Operation::Hook`]; true when there was one.

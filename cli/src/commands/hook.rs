@@ -4,10 +4,10 @@
 //!
 //! A hook never stands in the way (R14.2): whatever the payload, the memory directory or the
 //! model does, it exits 0 with the client's "carry on", and a failure is one line in memdir's
-//! log. Each event is one core operation (`hook.session-start`, `hook.prompt`, `hook.reset`) on
-//! one instance granted the core's own plan; the core keeps the per-turn state in the memory
-//! directory's `.sessions/`, which team sync keeps local. What is still the host's: a stopped
-//! turn's log is read here and handed to a detached extraction as `<key>.<ms>.job.json`.
+//! log. Each event is one core operation (`hook.session-start`, `hook.prompt`, `hook.stop`,
+//! `hook.reset`) on one instance granted the core's own plan; the core keeps the per-turn state
+//! in the memory directory's `.sessions/`, which team sync keeps local, down to the stopped
+//! turn's job (`<key>.<ms>.job.json`) that the detached worker takes back through it.
 
 mod clients;
 
@@ -18,7 +18,7 @@ use crate::ops::recall::recall_embedder;
 use crate::ops::target::Target;
 use crate::ops::whole_tree;
 use clients::Payload;
-use memdir_core::hook::{PromptEvent, StartEvent};
+use memdir_core::hook::{PromptEvent, StartEvent, StopEvent};
 use memdir_core::plan::Operation;
 use memdir_core::target::Target as CoreTarget;
 use memdir_harness::Core;
@@ -58,9 +58,6 @@ const MAX_PAYLOAD: u64 = 4 << 20;
 /// the prompt (issue 44).
 const PAYLOAD_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// The most prompts of one turn a plugin may hand over (the payload itself is bounded too).
-const MAX_TURN_PROMPTS: usize = 256;
-
 /// Runs the hook. Always exit 0: every failure goes to memdir's log, not the agent.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> crate::context::Outcome {
     if args.sync_worker {
@@ -73,7 +70,6 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> crate::context::Ou
         if let Err(e) = extract_job(ctx, job, args.llm.as_deref()) {
             log(ctx, args.client, args.event, &e.message);
         }
-        let _ = std::fs::remove_file(job);
         return Ok(());
     }
     // Even a bug in memdir must not stand in the way: Cline reads a failed hook as "cancel".
@@ -119,8 +115,7 @@ fn answer(ctx: &Context, args: &Args) -> Result<(Client, Option<String>), Failur
             Ok((client, None))
         }
         Event::Stop => {
-            let turn = Turn::new(ctx, client, &payload)?;
-            stop(ctx, args, &turn, &payload)?;
+            stop(ctx, args, client, &payload)?;
             Ok((client, None))
         }
     }
@@ -136,61 +131,6 @@ fn open_hook<'c>(ctx: &'c Context, payload: &Payload) -> Result<(String, Box<dyn
     let mut core = ctx.core(whole_tree()?)?;
     core.open(Operation::Hook, &CoreTarget::new(&cwd, ctx.env()))?;
     Ok((cwd, core))
-}
-
-/// One session's state: its project, its memory directory and its files in `.sessions/`.
-struct Turn {
-    cwd: String,
-    memory_dir: String,
-    /// `<memory>/.sessions/<client>-<session>`, without an extension.
-    stem: PathBuf,
-}
-
-impl Turn {
-    fn new(ctx: &Context, client: Client, payload: &Payload) -> Result<Turn, Failure> {
-        let cwd = match &payload.cwd {
-            Some(cwd) => cwd.clone(),
-            None => crate::context::absolute(Path::new("."))?,
-        };
-        let mut core = ctx.core(whole_tree()?)?;
-        let location = core.locate(&cwd, ctx.env())?;
-        let memory_dir = location.memory_dir;
-        // A broken directory gives no injection (R14.2): not a half-built prompt about it.
-        if std::fs::metadata(&memory_dir).is_ok_and(|m| !m.is_dir()) {
-            return Err(Failure::input(format!("{memory_dir}: the memory directory is not a directory")));
-        }
-        let name = core.hook_session_name(&client_name(client), payload.session.as_deref())?;
-        let stem = Path::new(&memory_dir).join(".sessions").join(name);
-        Ok(Turn { cwd, memory_dir, stem })
-    }
-
-    fn file(&self, extension: &str) -> PathBuf {
-        let mut name = self.stem.clone().into_os_string();
-        name.push(extension);
-        PathBuf::from(name)
-    }
-
-    /// `.sessions/`, created on first use (only where the memory directory exists). A link
-    /// planted in its place would send the hook's writes elsewhere: refused.
-    fn ensure_dir(&self) -> Result<bool, Failure> {
-        if !Path::new(&self.memory_dir).is_dir() {
-            return Ok(false);
-        }
-        let dir = self.stem.parent().expect("in .sessions");
-        match std::fs::symlink_metadata(dir) {
-            Ok(meta) if meta.is_dir() => {}
-            Ok(_) => {
-                return Err(Failure::input(format!(
-                    "{}: not a plain folder (a link?); the hook keeps no state through it",
-                    dir.display()
-                )));
-            }
-            Err(_) => {
-                std::fs::create_dir(dir).map_err(|e| Failure::input(format!("{}: {e}", dir.display())))?
-            }
-        }
-        Ok(true)
-    }
 }
 
 fn client_name(client: Client) -> String {
@@ -262,72 +202,30 @@ fn append(path: &Path, line: &str) -> Result<(), Failure> {
     writeln!(file, "{line}").map_err(|e| Failure::input(format!("{}: {e}", path.display())))
 }
 
-/// What a stopped turn hands its detached extraction.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Job {
-    cwd: String,
-    /// When the turn began: memory files changed since were the agent's own writes (R9.3).
-    turn_began_ms: i64,
-    /// The turn's messages, as transcript JSON lines.
-    transcript: String,
-}
-
-/// The turn's log becomes a job for a detached extraction; the hook returns at once. Without a
-/// model there is nothing to do, and the log goes.
-fn stop(ctx: &Context, args: &Args, turn: &Turn, payload: &Payload) -> Result<(), Failure> {
-    let (transcript, began) = match &payload.turn {
-        // A plugin that keeps the turn itself (opencode) hands it over whole.
-        Some(prompts) => {
-            if prompts.is_empty() || !turn.ensure_dir()? {
-                return Ok(());
-            }
-            let mut log = String::new();
-            for prompt in prompts.iter().take(MAX_TURN_PROMPTS) {
-                log.push_str(&serde_json::json!({ "role": "user", "content": prompt }).to_string());
-                log.push('\n');
-            }
-            (log, payload.turn_began_ms.unwrap_or(0))
-        }
-        None => {
-            let log = turn.file(".jsonl");
-            let turn_file = turn.file(".turn");
-            let transcript = match std::fs::read_to_string(&log) {
-                Ok(text) => text,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-                Err(e) => return Err(Failure::input(format!("{}: {e}", log.display()))),
-            };
-            let began =
-                std::fs::read_to_string(&turn_file).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
-            let _ = std::fs::remove_file(&log);
-            let _ = std::fs::remove_file(&turn_file);
-            (transcript, began)
-        }
-    };
-    let reply = payload.reply.as_deref();
+/// Path C: the core keeps the turn as a job for a detached extraction and the hook returns at
+/// once. Without a model there is nothing to do, and the turn's log goes.
+fn stop(ctx: &Context, args: &Args, client: Client, payload: &Payload) -> Result<(), Failure> {
     let spec = args.llm.as_deref().or_else(|| ctx.var("MEMDIR_LLM"));
-    if spec.is_none_or(|s| s == "offline") {
-        return Ok(());
-    }
-    let mut transcript = transcript;
-    if let Some(reply) = reply {
-        transcript.push_str(&serde_json::json!({ "role": "assistant", "content": reply }).to_string());
-        transcript.push('\n');
-    }
-    let job = Job { cwd: turn.cwd.clone(), turn_began_ms: began, transcript };
-    let path = turn.file(&format!(".{}.job.json", ctx.now_ms()));
-    std::fs::write(&path, serde_json::to_vec(&job).map_err(std::io::Error::from)?)
-        .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
-    let mut worker = vec![
-        "hook".to_string(),
-        client_name(args.client),
-        "stop".to_string(),
-        "--worker".to_string(),
-        path.display().to_string(),
-    ];
+    let (cwd, mut core) = open_hook(ctx, payload)?;
+    let event = StopEvent {
+        client: client_name(client),
+        session: payload.session.clone(),
+        cwd: cwd.clone(),
+        env: ctx.env().to_vec(),
+        prompts: payload.turn.clone(),
+        turn_began_ms: payload.turn_began_ms,
+        reply: payload.reply.clone(),
+        extract: spec.is_some_and(|s| s != "offline"),
+        now_ms: ctx.now_ms(),
+    };
+    let Some(job) = core.hook_stop(&event)? else { return Ok(()) };
+    let mut worker =
+        vec!["hook".to_string(), client_name(args.client), "stop".to_string(), "--worker".to_string(), job];
     if let Some(llm) = &args.llm {
         worker.extend(["--llm".to_string(), llm.clone()]);
     }
-    spawn_self(ctx, &worker, None)
+    // In the project, so the worker's core plans the same grant.
+    spawn_self(ctx, &worker, Some(&cwd))
 }
 
 /// Starts this binary again, detached: its own process group, no terminal, output to the log.
@@ -353,9 +251,15 @@ fn spawn_self(ctx: &Context, args: &[String], cwd: Option<&str>) -> Result<(), F
 /// The detached half of `stop`: writer B over the turn, with the agent's own writes this turn
 /// making it a no-op (R9.3).
 fn extract_job(ctx: &Context, path: &Path, llm: Option<&str>) -> Result<(), Failure> {
-    let text = std::fs::read(path).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
-    let job: Job = serde_json::from_slice(&text)
-        .map_err(|e| Failure::input(format!("{}: not a memdir hook job: {e}", path.display())))?;
+    // The job lies in `<memory>/.sessions/`: the core plans the grant for that memory directory
+    // and checks that the path is a job's before it reads it.
+    let memory_dir = path.parent().and_then(Path::parent).map(|d| d.display().to_string());
+    let target =
+        CoreTarget { cwd: crate::context::absolute(Path::new("."))?, env: ctx.env().to_vec(), memory_dir };
+    let mut core = ctx.core(whole_tree()?)?;
+    core.open(Operation::Hook, &target)?;
+    let job = core.hook_take_job(&path.display().to_string())?;
+    drop(core);
     let mut model = ctx.model(llm, "extraction at stop")?;
     let target = Target { cwd: Some(PathBuf::from(&job.cwd)), memory_dir: None };
     let location = ctx.core(whole_tree()?)?.locate(&job.cwd, ctx.env())?;
