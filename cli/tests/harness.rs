@@ -75,6 +75,32 @@ fn every_import_of_the_built_component_is_on_the_allow_list() {
     }
 }
 
+/// Issue 45: the import allow-list is written once, in the Rust harness; the JS and Python
+/// hosts carry copies (their languages cannot import it), and this test holds them to it.
+#[test]
+fn every_host_allows_the_same_imports() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let listed = |file: &str, open: &str, close: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let start = text.find(open).unwrap_or_else(|| panic!("{file}: no {open}")) + open.len();
+        let body = &text[start..start + text[start..].find(close).unwrap()];
+        body.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(|s| s.replace("{WIT_VERSION}", memdir_harness::WIT_VERSION))
+            .collect()
+    };
+    let rust: Vec<String> = memdir_harness::ALLOWED_IMPORTS.iter().map(|s| s.to_string()).collect();
+    let python = listed("packages/python/src/memdir_core/host.py", "ALLOWED_IMPORTS = (", ")");
+    assert_eq!(python, rust, "the Python host's list");
+    let mut js = listed("packages/core-js/src/core.ts", "export const ALLOWED_IMPORTS = [", "];");
+    let mut unversioned: Vec<String> =
+        rust.iter().map(|s| s.split('@').next().unwrap().to_string()).collect();
+    js.sort();
+    unversioned.sort();
+    assert_eq!(js, unversioned, "the JS host's list (jco's keys carry no version)");
+}
+
 #[test]
 fn a_component_that_imports_the_filesystem_is_refused() {
     let wasm = wat::parse_str(

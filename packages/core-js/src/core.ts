@@ -119,7 +119,11 @@ export async function drive<T>(
   return step.val;
 }
 
-/** The imports memdir grants the core: anything else makes loading fail. */
+/**
+ * The imports memdir grants the core: anything else makes loading fail. jco's keys carry no
+ * version; the Rust harness's ALLOWED_IMPORTS is the one list, and cli/tests/harness.rs checks
+ * this copy against it.
+ */
 export const ALLOWED_IMPORTS = [
   "memdir:memory/host-fs",
   "memdir:memory/types",

@@ -45,7 +45,8 @@ def component_path() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "memdir_core.wasm")
 
 # What the component may import: its own host interface and the WASI interfaces Rust's std
-# links for stdio and exit. No filesystem, sockets, clocks or random numbers (R0.2).
+# links for stdio and exit. No filesystem, sockets, clocks or random numbers (R0.2). The Rust
+# harness's ALLOWED_IMPORTS is the one list; cli/tests/harness.rs checks this copy against it.
 ALLOWED_IMPORTS = (
     f"memdir:memory/types@{WIT_VERSION}",
     f"memdir:memory/host-fs@{WIT_VERSION}",
@@ -54,7 +55,11 @@ ALLOWED_IMPORTS = (
     "wasi:cli/stdin@0.2.",
     "wasi:cli/stdout@0.2.",
     "wasi:cli/stderr@0.2.",
-    "wasi:cli/terminal-",
+    "wasi:cli/terminal-input@0.2.",
+    "wasi:cli/terminal-output@0.2.",
+    "wasi:cli/terminal-stdin@0.2.",
+    "wasi:cli/terminal-stdout@0.2.",
+    "wasi:cli/terminal-stderr@0.2.",
     "wasi:io/error@0.2.",
     "wasi:io/poll@0.2.",
     "wasi:io/streams@0.2.",
