@@ -710,6 +710,7 @@ mod component {
                 renamed_from: report.renamed_from,
                 links_rewritten: report.links_rewritten,
                 replaced: report.replaced,
+                summary: report.summary,
             })
         }
 

@@ -59,6 +59,12 @@ pub struct Memory<'a> {
 
 /// Saves a memory in `req.target`'s memory directory, with the switches in force there.
 pub fn save(fs: &dyn Fs, req: &Save<'_>) -> Result<SaveReport> {
+    let mut report = save_where_it_goes(fs, req)?;
+    report.summary = report.describe();
+    Ok(report)
+}
+
+fn save_where_it_goes(fs: &dyn Fs, req: &Save<'_>) -> Result<SaveReport> {
     let resolved = req.target.resolve(fs)?;
     // A save is the user's own act, so `review` lets it through; `off` means nothing writes.
     if let Some(why) = resolved.switches.memory_writes.refusal(req.memory.memory_type) {
@@ -168,6 +174,33 @@ pub struct SaveReport {
     pub links_rewritten: Vec<String>,
     /// The memory this one superseded and removed, relative to the memory directory.
     pub replaced: Option<String>,
+    /// What the save did, in the words every host shows (the CLI, MCP's `memory_save`, the
+    /// editor's tool): `saved <path>` or `updated <path>`, the MEMORY.md line, each date
+    /// converted, and what a rename did.
+    #[serde(default)]
+    pub summary: String,
+}
+
+impl SaveReport {
+    /// The [`SaveReport::summary`] of this report.
+    fn describe(&self) -> String {
+        let verb = if self.created { "saved" } else { "updated" };
+        let mut lines = vec![format!("{verb} {}", self.path), format!("MEMORY.md: {}", self.index_line)];
+        lines.extend(self.conversions.iter().map(|c| format!("date: \"{}\" written as {}", c.from, c.to)));
+        if let Some(old) = &self.renamed_from {
+            let files = if self.links_rewritten.is_empty() {
+                "none".to_string()
+            } else {
+                self.links_rewritten.join(", ")
+            };
+            let what = match &self.replaced {
+                Some(replaced) => format!("replaced {replaced} ({old}), removed"),
+                None => format!("renamed from {old}"),
+            };
+            lines.push(format!("{what}; [[{old}]] links rewritten in: {files}"));
+        }
+        lines.join("\n")
+    }
 }
 
 /// What a forget changed.
@@ -262,6 +295,7 @@ pub fn save_in(
         renamed_from: saved.renamed_from,
         links_rewritten: saved.links_rewritten.iter().map(|f| in_scope(f)).collect(),
         replaced: saved.replaced.map(|f| in_scope(&f)),
+        summary: String::new(),
     })
 }
 

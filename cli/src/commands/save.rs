@@ -1,7 +1,6 @@
 //! `memdir save` and `memdir forget`: writer A's tool from the command line (R9.1).
 
 use crate::context::{Context, Failure, Outcome};
-use crate::ops::save::rename_note;
 use crate::ops::target::Target;
 use memdir_core::MemoryType;
 use memdir_core::writer::{Memory, Save, Scope};
@@ -156,14 +155,8 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
         serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
         writeln!(out)?;
     } else {
-        writeln!(out, "{} {}", if report.created { "saved" } else { "updated" }, report.path)?;
-        writeln!(out, "MEMORY.md: {}", report.index_line)?;
-        for c in &report.conversions {
-            writeln!(out, "date: \"{}\" → {}", c.from, c.to)?;
-        }
-        if let Some(note) = rename_note(&report) {
-            writeln!(out, "{note}")?;
-        }
+        // The core's words, as every host shows them.
+        writeln!(out, "{}", report.summary)?;
     }
     Ok(())
 }

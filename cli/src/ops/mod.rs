@@ -8,7 +8,6 @@ pub mod extract;
 pub mod index;
 pub mod instructions;
 pub mod recall;
-pub mod save;
 pub mod session;
 pub mod target;
 pub mod team;

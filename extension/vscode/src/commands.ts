@@ -100,7 +100,7 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
       });
       if (!body) return;
       const report = ws.save({ type: type.label as MemoryType, name, description, body: body.replace(/\\n/g, "\n") });
-      vscode.window.showInformationMessage(`memdir: ${report.created ? "saved" : "updated"} ${report.path}`);
+      vscode.window.showInformationMessage(`memdir: ${report.summary.split("\n")[0]}`);
       view.refresh();
     }),
     command("memdir.dream", async () => {

@@ -44,14 +44,8 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
         },
         async invoke(options) {
           const report = workspace.save(options.input);
-          const lines = [`${report.created ? "saved" : "updated"} ${report.path}`, `MEMORY.md: ${report.indexLine}`];
-          lines.push(...report.conversions.map((c) => `date: "${c.from}" written as ${c.to}`));
-          if (report.renamedFrom !== undefined) {
-            const files = report.linksRewritten.length ? report.linksRewritten.join(", ") : "none";
-            const what = report.replaced ? `replaced ${report.replaced} (${report.renamedFrom}), removed` : `renamed from ${report.renamedFrom}`;
-            lines.push(`${what}; [[${report.renamedFrom}]] links rewritten in: ${files}`);
-          }
-          return text(lines.join("\n"));
+          // The core's words, as every host shows them.
+          return text(report.summary);
         },
       },
     ),

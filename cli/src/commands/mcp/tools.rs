@@ -64,32 +64,13 @@ pub struct RecallArgs {
     pub already_read: Vec<String>,
 }
 
-/// The four memory types.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TypeArg {
-    User,
-    Feedback,
-    Project,
-    Reference,
-}
-
-/// Where a memory goes.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ScopeArg {
-    Private,
-    Team,
-    User,
-    Group,
-}
-
 /// `memory_save`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SaveArgs {
+    /// The core's own type: the schema the model saw is the core's catalog, so no mirror here.
     #[serde(rename = "type")]
-    pub memory_type: TypeArg,
+    pub memory_type: MemoryType,
     pub name: String,
     pub description: String,
     pub body: String,
@@ -98,7 +79,7 @@ pub struct SaveArgs {
     #[serde(default)]
     pub replaces: Option<String>,
     #[serde(default)]
-    pub scope: Option<ScopeArg>,
+    pub scope: Option<Scope>,
 }
 
 /// `memory_forget`.
@@ -440,16 +421,10 @@ fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<Answer, Failure>
 fn save(memory: &Memory, args: SaveArgs) -> Result<Answer, Failure> {
     let (target, mut core) = memory.open_to_share()?;
     let ctx = &memory.ctx;
-    let memory_type = match args.memory_type {
-        TypeArg::User => MemoryType::User,
-        TypeArg::Feedback => MemoryType::Feedback,
-        TypeArg::Project => MemoryType::Project,
-        TypeArg::Reference => MemoryType::Reference,
-    };
     let request = Save {
         target: &target,
         memory: writer::Memory {
-            memory_type,
+            memory_type: args.memory_type,
             name: &args.name,
             description: &args.description,
             file: args.file.as_deref(),
@@ -457,28 +432,12 @@ fn save(memory: &Memory, args: SaveArgs) -> Result<Answer, Failure> {
             body: &args.body,
             now_ms: ctx.now_ms(),
             utc_offset_minutes: ctx.utc_offset(None),
-            scope: args.scope.map(|s| match s {
-                ScopeArg::Private => Scope::Private,
-                ScopeArg::Team => Scope::Team,
-                ScopeArg::User => Scope::User,
-                ScopeArg::Group => Scope::Group,
-            }),
+            scope: args.scope,
         },
     };
     let report = core.save(&request)?;
-    let mut text = format!(
-        "{} {}\nMEMORY.md: {}",
-        if report.created { "saved" } else { "updated" },
-        report.path,
-        report.index_line
-    );
-    for c in &report.conversions {
-        text.push_str(&format!("\ndate: \"{}\" written as {}", c.from, c.to));
-    }
-    if let Some(note) = crate::ops::save::rename_note(&report) {
-        text.push('\n');
-        text.push_str(&note);
-    }
+    // The core's words, as every host shows them.
+    let text = report.summary.clone();
     let facts = SaveAnswer {
         dates_converted: report
             .conversions
