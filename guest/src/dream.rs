@@ -4,9 +4,9 @@
 //! as read and asks for the next. A chunk whose call failed is not recorded, so the next dream
 //! retries it; the dream goes on with the chunks after it.
 
+use crate::apply::{self, Landing, OpReport, RunCaps};
 use crate::dailylog::{self, Chunk};
 use crate::error::Result;
-use crate::extract::{self, Landing, OpReport, RunCaps};
 use crate::fs::Fs;
 use crate::model::{self, Reply, Step};
 use crate::target::Target;
@@ -102,7 +102,7 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<DreamResult
                 source: "dream",
             };
             let (operations, diagnostics) =
-                extract::apply_operations(fs, &landing, &reply, "dream", &mut state.caps);
+                apply::apply_operations(fs, &landing, &reply, "dream", &mut state.caps);
             state.result.operations.extend(operations);
             state.result.diagnostics.extend(diagnostics);
             dailylog::commit(fs, &state.memory_dir, &chunk.logs)?;

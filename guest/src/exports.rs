@@ -13,9 +13,9 @@ mod component {
     use crate::model::{ModelCall, Reply, Step};
     use crate::target::Target;
     use crate::{
-        approval, budget, check, dailylog, dream, evidence, extract, freshness, hook, index, instructions,
-        manifest, model, paths, pause, pending, plan, policy, prompt, recall, scan, switches, team, tools,
-        trash, writer,
+        apply, approval, budget, check, dailylog, dream, evidence, extract, freshness, hook, index,
+        instructions, manifest, model, paths, pause, pending, plan, policy, prompt, recall, scan, switches,
+        team, tools, trash, writer,
     };
 
     wit_bindgen::generate!({
@@ -738,8 +738,7 @@ mod component {
             now_ms: i64,
             utc_offset_minutes: i32,
         ) -> Result<Vec<ex::writer::Proposal>, wit::Error> {
-            let accepted =
-                extract::accept_for(&HostFs, &core_target(target), &id, now_ms, utc_offset_minutes);
+            let accepted = apply::accept_for(&HostFs, &core_target(target), &id, now_ms, utc_offset_minutes);
             Ok(accepted.map_err(wit_error)?.into_iter().map(wit_proposal).collect())
         }
 
@@ -791,13 +790,13 @@ mod component {
         ex::writer::Trashed { id: t.id, path: t.path, trashed_ms: t.trashed_ms }
     }
 
-    fn wit_op(o: extract::OpReport) -> ex::extract::OpReport {
+    fn wit_op(o: apply::OpReport) -> ex::extract::OpReport {
         use ex::extract::Op as W;
         let op = match o.op {
-            extract::Op::Create => W::Create,
-            extract::Op::Update => W::Update,
-            extract::Op::Delete => W::Delete,
-            extract::Op::Other(name) => W::Other(name),
+            apply::Op::Create => W::Create,
+            apply::Op::Update => W::Update,
+            apply::Op::Delete => W::Delete,
+            apply::Op::Other(name) => W::Other(name),
         };
         ex::extract::OpReport { op, path: o.path, rejected: o.rejected, proposed: o.proposed }
     }
@@ -1084,8 +1083,8 @@ mod table {
     use crate::target::Target;
     use crate::writer::{Memory, Save, Scope};
     use crate::{
-        Fs, MemoryType, budget, dailylog, dream, extract, hook, index, instructions, manifest, paths, pause,
-        pending, prompt, recall, scan, team, trash, writer,
+        Fs, MemoryType, apply, budget, dailylog, dream, extract, hook, index, instructions, manifest, paths,
+        pause, pending, prompt, recall, scan, team, trash, writer,
     };
     use serde::de::DeserializeOwned;
     use serde::{Deserialize, Serialize};
@@ -1162,7 +1161,7 @@ mod table {
             "writer.restore" => wit(trash::restore_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
             "writer.pending" => wit(pending::list_for(fs, &de(func, arg(0))?)),
             "writer.accept" => {
-                wit(extract::accept_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?, de(func, arg(3))?))
+                wit(apply::accept_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?, de(func, arg(3))?))
             }
             "writer.reject" => wit(pending::reject_for(fs, &de(func, arg(0))?, &s(1)?)),
             "writer.pause" => {

@@ -27,6 +27,7 @@
 //! );
 //! ```
 
+pub mod apply;
 pub mod approval;
 pub mod budget;
 pub mod check;
