@@ -368,3 +368,20 @@ fn a_worker_given_a_path_that_is_not_a_job_leaves_it_alone() {
     assert_eq!(std::fs::read_to_string(&memory).unwrap(), "---\nname: deploy\n---\nkeep me\n");
     assert!(h.log().contains("not a memdir hook job"), "{}", h.log());
 }
+
+/// A turn's log too large to read (a hostile or runaway writer) goes at the stop, so every later
+/// stop does not fail on it again; the hook still answers "carry on".
+#[test]
+fn a_turn_log_too_large_to_read_goes_at_the_stop() {
+    let h = Home::new();
+    let dir = h.memory_dir();
+    std::fs::create_dir_all(dir.join(".sessions")).unwrap();
+    let log = dir.join(".sessions/codex-019a-s1.jsonl");
+    std::fs::write(&log, vec![b'x'; 10 << 20]).unwrap();
+    std::fs::write(dir.join(".sessions/codex-019a-s1.turn"), "0").unwrap();
+    let (status, _) =
+        h.hook(&["hook", "codex", "stop", "--llm", "command:false"], &h.payload("Stop", json!({})));
+    assert_eq!(status, 0);
+    assert!(!log.exists(), "the log stayed");
+    assert!(!dir.join(".sessions/codex-019a-s1.turn").exists());
+}

@@ -96,8 +96,12 @@ const MAX_SESSION_BYTES: u64 = 1 << 20;
 /// The most prompts of one turn a plugin may hand over (its payload is bounded too).
 const MAX_TURN_PROMPTS: usize = 256;
 
+/// The most of a turn's log read at its stop: the log stops growing past [`MAX_TURN_LOG`], but
+/// the prompt that crossed it is kept whole, and a client's payload may be 4 MiB.
+const MAX_TURN_LOG_READ: u64 = MAX_TURN_LOG + (8 << 20);
+
 /// The largest job file read back: a turn's log and a reply.
-const MAX_JOB_BYTES: u64 = 4 * MAX_TURN_LOG;
+const MAX_JOB_BYTES: u64 = 2 * MAX_TURN_LOG_READ;
 
 /// Session files untouched this long are removed at a session's start (issue 44).
 const SESSION_MAX_AGE_MS: i64 = 30 * 86_400_000;
@@ -335,10 +339,15 @@ pub fn stop(fs: &dyn Fs, event: &StopEvent) -> crate::Result<Option<String>> {
         }
         None => {
             let (log, turn) = (format!("{stem}.jsonl"), format!("{stem}.turn"));
-            let transcript = match fs.read_file(&log, MAX_TURN_LOG + MAX_TURN_LOG / 4) {
+            let transcript = match fs.read_file(&log, MAX_TURN_LOG_READ) {
                 Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
                 Err(e) if e.is_not_found() || matches!(e, FsError::NotADirectory(_)) => return Ok(None),
-                Err(e) => return Err(e.into()),
+                Err(e) => {
+                    // A log that cannot be read must not stay: every later stop would fail on it.
+                    let _ = fs.remove_file(&log);
+                    let _ = fs.remove_file(&turn);
+                    return Err(e.into());
+                }
             };
             let began = fs
                 .read_file(&turn, 64)
