@@ -370,7 +370,7 @@ fn a_recall_killed_mid_update_leaves_an_index_the_next_recall_rebuilds() {
             );
             let index = std::fs::read_to_string(&index_path).unwrap();
             let entries: Vec<&str> = index
-                .strip_prefix("memdir recall index 3\n")
+                .strip_prefix("memdir recall index 4\n")
                 .unwrap_or_else(|| panic!("{what}: the index is whole again: {index:.80}"))
                 .lines()
                 .collect();

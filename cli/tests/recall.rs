@@ -514,6 +514,63 @@ fn the_recall_index_follows_files_other_tools_change() {
     assert!(selected("which sentry project gets the errors?").is_empty());
 }
 
+/// Issue 45, item 6: `scan` and `manifest` read the memory index too, for files whose size and
+/// time agree, and see exactly what reading the files shows: diagnostics and links included.
+/// A planted entry proves the index was read; a file edited since is read again. Both backends.
+#[test]
+fn the_manifest_and_scan_read_the_memory_index_and_show_what_the_files_hold() {
+    for backend in ["component", "native"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        memory(dir, "reference_grafana.md", "latency dashboards live in grafana", "See [[Kafka notes]].\n");
+        std::fs::write(dir.join("crlf.md"), "---\r\nname: crlf\r\ndescription: line ends\r\n---\r\nbody\r\n")
+            .unwrap();
+        std::fs::write(dir.join("bad.md"), "---\nname: [unclosed\ntype: nonsense\n---\nbody [[grafana]]\n")
+            .unwrap();
+        for file in ["reference_grafana.md", "crlf.md", "bad.md"] {
+            touch(&dir.join(file), -3600);
+        }
+        let d = dir.to_str().unwrap();
+        let env = [("HOME", "/nonexistent")];
+        let scan = || {
+            recall_json(&["--backend", backend, "--now", "2026-12-06T00:00:00Z", "scan", d, "--json"], &env)
+        };
+        let manifest = || {
+            let (status, out, err) = memdir(&["--backend", backend, "manifest", d], &env);
+            assert_eq!(status, 0, "{err}");
+            out
+        };
+        let (read, listed) = (scan(), manifest());
+        assert!(!dir.join(".memdir.index").exists(), "{backend}: scan and manifest are granted no write");
+        // A recall writes the index.
+        recall_json(
+            &[
+                "--backend",
+                backend,
+                "recall",
+                "where do the latency dashboards live?",
+                "--memory-dir",
+                d,
+                "--json",
+            ],
+            &env,
+        );
+        let index = std::fs::read_to_string(dir.join(".memdir.index")).unwrap();
+        assert!(index.contains("uses CRLF line ends") && index.contains("Kafka notes"), "{backend}: {index}");
+        assert_eq!(scan(), read, "{backend}: the same scan through the index");
+        assert_eq!(manifest(), listed, "{backend}: the same manifest through the index");
+        // An entry changed in place is believed while size and time agree: it was read.
+        std::fs::write(dir.join(".memdir.index"), index.replace("line ends", "line ENDS")).unwrap();
+        assert!(manifest().contains("line ENDS"), "{backend}: the manifest read the index");
+        // A file edited since is read again, whatever its entry says.
+        std::fs::write(dir.join("crlf.md"), "---\nname: crlf\ndescription: line ends fixed\n---\nbody\n")
+            .unwrap();
+        touch(&dir.join("crlf.md"), -60);
+        let fresh = manifest();
+        assert!(fresh.contains("line ends fixed") && !fresh.contains("ENDS"), "{backend}: {fresh}");
+    }
+}
+
 /// A host's temporary file from a write killed before its rename (`kill -9` mid-save) is
 /// removed by a later recall once it is an hour old; a younger one may be a write in flight
 /// and is left alone, as is a link that merely has the name. On both backends.

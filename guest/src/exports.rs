@@ -240,6 +240,10 @@ mod component {
             let headers: Vec<_> = headers.into_iter().map(core_header).collect();
             manifest::format(&headers)
         }
+
+        fn of_dir(dir: String, now_ms: i64) -> Result<String, wit::Error> {
+            manifest::of_dir(&HostFs, &dir, now_ms).map_err(wit_error)
+        }
     }
 
     impl ex::index::Guest for Component {
@@ -1119,6 +1123,7 @@ mod table {
         let result = match func {
             "scan.scan" => wit(scan::scan(fs, &s(0)?, de(func, arg(1))?)),
             "manifest.format" => json!(manifest::format(&de::<Vec<MemoryHeader>>(func, arg(0))?)),
+            "manifest.of-dir" => wit(manifest::of_dir(fs, &s(0)?, de(func, arg(1))?)),
             "index.load" => wit(index::load(fs, &s(0)?)),
             "index.truncate" => json!(index::truncate(&s(0)?)),
             "paths.slug" => json!(paths::slug(&s(0)?)),

@@ -1,8 +1,16 @@
 //! `manifest`: one line per memory for the model (R5.3).
 
-use crate::scan::MemoryHeader;
+use crate::error::Result;
+use crate::fs::Fs;
+use crate::scan::{self, MemoryHeader};
 use crate::time::iso_millis;
 use std::fmt::Write;
+
+/// The manifest of the memory directory `dir`: its newest [`scan::MAX_FILES`] memories. The
+/// lines carry neither links nor freshness, so neither is worked out.
+pub fn of_dir(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<String> {
+    Ok(format(&scan::newest(fs, dir, scan::MAX_FILES, now_ms)?.headers))
+}
 
 /// Formats headers as `- [type] path (time): description` lines, each ending in a newline.
 pub fn format(headers: &[MemoryHeader]) -> String {

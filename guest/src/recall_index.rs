@@ -1,11 +1,14 @@
-//! The recall index's file (issue 27, item 3): every memory's header as recall reads it, with
-//! the size and modification time of the file it was read from. Never authoritative (see
-//! [`crate::scan::scan_every`]): anything but a whole index of this version reads as no index.
+//! The memory index's file (issue 27, item 3; issue 45, item 6): every memory's header as a scan
+//! reads it, with the size and modification time of the file it was read from. Recall, the
+//! manifest, `check` and the writers all scan through it. Never authoritative (see
+//! [`crate::scan`]): anything but a whole index of this version reads as no index.
 //!
-//! One line a memory, tab-separated: `size  mtime  read  type  path  name  description`. The
-//! text fields are written with [`escape_controls`], so none holds a tab or a newline; `name`
-//! and `description` are empty when absent and start with `+` when present (an empty name is
-//! not a missing one). The lines are in [`newest_then_path`] order, the order the scan sorts
+//! One line a memory, tab-separated:
+//! `size  mtime  read  type  path  name  description  diagnostics  links`. The text fields are
+//! written with [`escape_controls`], so none holds a tab, a newline or a control character;
+//! `name` and `description` are empty when absent and start with `+` when present (an empty name
+//! is not a missing one). `diagnostics` and `links` (the names the body links to) are lists:
+//! their items, escaped, joined by U+001F, which an escaped item cannot hold. The lines are in [`newest_then_path`] order, the order the scan sorts
 //! the listing in: matching one to the other is a single pass, with no map. Reading it
 //! borrows from the file's bytes. At 10,000 memories, parsing the JSON this replaced was a
 //! quarter of a recall through the component.
@@ -20,7 +23,7 @@ use std::fmt::Write as _;
 /// The index's name in each memory directory.
 pub const FILE: &str = ".memdir.index";
 /// The first line: which format follows. Another (an older index, a planted file) is rebuilt.
-const HEADER: &str = "memdir recall index 3\n";
+const HEADER: &str = "memdir recall index 4\n";
 /// An index larger than this is not read (and is rebuilt): 10,000 memories take about 2 MB.
 pub const MAX_BYTES: u64 = 64 << 20;
 
@@ -39,7 +42,14 @@ pub struct Entry<'a> {
     pub name: Option<Cow<'a, str>>,
     /// See `memory_type`.
     pub description: Option<Cow<'a, str>>,
+    /// What was wrong with the file, as the scan said it.
+    pub diagnostics: Vec<Cow<'a, str>>,
+    /// The names its body links to, unresolved.
+    pub links: Vec<Cow<'a, str>>,
 }
+
+/// Joins the items of a list field.
+const ITEM: char = '\u{1f}';
 
 /// The entries with their paths, in [`newest_then_path`] order.
 pub type Entries<'a> = Vec<(Cow<'a, str>, Entry<'a>)>;
@@ -49,21 +59,36 @@ pub type Entries<'a> = Vec<(Cow<'a, str>, Entry<'a>)>;
 /// without its last newline and is refused whole: its last line could be a description cut
 /// short.
 pub fn parse(bytes: &[u8]) -> Option<Entries<'_>> {
+    read(bytes)?.collect()
+}
+
+/// The entries of an index file as they are read, for a reader that stops early (the newest
+/// 200 of 2,000 need a tenth of the work). `None` unless the file is whole and of this version,
+/// as for [`parse`]. An item is `None` for a line that is not an entry or is out of order: the
+/// index ends there, and its reader rebuilds it.
+pub fn read(bytes: &[u8]) -> Option<impl Iterator<Item = Option<(Cow<'_, str>, Entry<'_>)>>> {
     let body = std::str::from_utf8(bytes).ok()?.strip_prefix(HEADER)?;
     if !body.is_empty() && !body.ends_with('\n') {
         return None;
     }
-    let mut entries = Entries::with_capacity(body.len() / 128);
-    for line in body.split_terminator('\n') {
-        let (path, entry) = parse_line(line)?;
-        if let Some((last, previous)) = entries.last()
-            && newest_then_path((previous.mtime_ms, last), (entry.mtime_ms, &path)) != Ordering::Less
-        {
+    let mut lines = body.split_terminator('\n');
+    let mut previous: Option<(i64, Cow<'_, str>)> = None;
+    let mut ended = false;
+    Some(std::iter::from_fn(move || {
+        if ended {
             return None;
         }
-        entries.push((path, entry));
-    }
-    Some(entries)
+        let parsed = parse_line(lines.next()?).filter(|(path, entry)| {
+            previous.as_ref().is_none_or(|(mtime_ms, last)| {
+                newest_then_path((*mtime_ms, last), (entry.mtime_ms, path)) == Ordering::Less
+            })
+        });
+        match &parsed {
+            Some((path, entry)) => previous = Some((entry.mtime_ms, path.clone())),
+            None => ended = true,
+        }
+        Some(parsed)
+    }))
 }
 
 fn parse_line<'a>(line: &'a str) -> Option<(Cow<'a, str>, Entry<'a>)> {
@@ -85,10 +110,20 @@ fn parse_line<'a>(line: &'a str) -> Option<(Cow<'a, str>, Entry<'a>)> {
     };
     let name = optional(next()?)?;
     let description = optional(next()?)?;
+    let diagnostics = list(next()?)?;
+    let links = list(next()?)?;
     if next().is_some() || path.is_empty() {
         return None;
     }
-    Some((path, Entry { size, mtime_ms, read_ms, memory_type, name, description }))
+    Some((path, Entry { size, mtime_ms, read_ms, memory_type, name, description, diagnostics, links }))
+}
+
+/// A list field's items; an empty field is no items, and no item is empty.
+fn list(field: &str) -> Option<Vec<Cow<'_, str>>> {
+    if field.is_empty() {
+        return Some(Vec::new());
+    }
+    field.split(ITEM).map(|item| text(item).filter(|t| !t.is_empty())).collect()
 }
 
 /// A field's text: borrowed unless it holds an escape.
@@ -103,7 +138,7 @@ pub fn write<'a>(mut entries: Vec<(&'a str, Entry<'a>)>) -> Vec<u8> {
     let mut out = String::with_capacity(HEADER.len() + entries.len() * 128);
     out.push_str(HEADER);
     for (path, entry) in &entries {
-        let Entry { size, mtime_ms, read_ms, memory_type, name, description } = entry;
+        let Entry { size, mtime_ms, read_ms, memory_type, name, description, diagnostics, links } = entry;
         let kind = memory_type.map_or("", MemoryType::as_str);
         let _ = write!(out, "{size}\t{mtime_ms}\t{read_ms}\t{kind}\t");
         push_text(&mut out, path);
@@ -112,6 +147,15 @@ pub fn write<'a>(mut entries: Vec<(&'a str, Entry<'a>)>) -> Vec<u8> {
             if let Some(value) = field {
                 out.push('+');
                 push_text(&mut out, value);
+            }
+        }
+        for items in [diagnostics, links] {
+            out.push('\t');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(ITEM);
+                }
+                push_text(&mut out, item);
             }
         }
         out.push('\n');
@@ -139,6 +183,8 @@ mod tests {
             memory_type: Some(MemoryType::Feedback),
             name: name.map(Cow::Borrowed),
             description: description.map(Cow::Borrowed),
+            diagnostics: Vec::new(),
+            links: Vec::new(),
         }
     }
 
@@ -148,14 +194,22 @@ mod tests {
             ("b.md", entry(Some("tabs\tand\nnewlines \\ back"), None)),
             ("a/\u{1b}odd.md", entry(Some(""), Some("+ leading plus, ünïcode, 部署"))),
             ("c.md", Entry { memory_type: None, mtime_ms: -5, ..entry(None, Some("")) }),
+            (
+                "d.md",
+                Entry {
+                    diagnostics: vec!["uses CRLF line ends".into(), "odd\u{1f}unit\tseparator".into()],
+                    links: vec!["deploy".into(), "部署 notes".into()],
+                    ..entry(Some("d"), None)
+                },
+            ),
         ];
         let bytes = write(written.clone());
         let text = String::from_utf8(bytes.clone()).unwrap();
-        assert_eq!(text.lines().count(), 4, "one line each: {text}");
+        assert_eq!(text.lines().count(), 5, "one line each: {text}");
         assert!(text.lines().nth(1).unwrap().contains("a/\\u{1b}odd.md"), "newest, then by path: {text}");
         let parsed = parse(&bytes).expect("a whole index");
         let paths: Vec<&str> = parsed.iter().map(|(p, _)| p.as_ref()).collect();
-        assert_eq!(paths, ["a/\u{1b}odd.md", "b.md", "c.md"]);
+        assert_eq!(paths, ["a/\u{1b}odd.md", "b.md", "d.md", "c.md"]);
         for (path, entry) in written {
             assert_eq!(parsed.iter().find(|(p, _)| p == path).map(|(_, e)| e), Some(&entry), "{path}");
         }
@@ -179,20 +233,26 @@ mod tests {
         for bad in [
             "{\"version\":2,\"entries\":{}}",
             "memdir recall index 2\n",
-            "memdir recall index 3\n1\t2\t3\tfeedback\ta.md\t+n\n",
-            "memdir recall index 3\n1\t2\t3\tfeedback\ta.md\t+n\t+d\textra\n",
-            "memdir recall index 3\nx\t2\t3\tfeedback\ta.md\t+n\t+d\n",
-            "memdir recall index 3\n1\t2\t3\tnotatype\ta.md\t+n\t+d\n",
-            "memdir recall index 3\n1\t2\t3\tfeedback\ta.md\tn\t+d\n",
-            "memdir recall index 3\n1\t2\t3\tfeedback\t\t+n\t+d\n",
-            "memdir recall index 3\n1\t2\t3\tfeedback\ta.md\t+bad \\q escape\t+d\n",
+            // A whole line of the last version: read as no index, and rebuilt.
+            "memdir recall index 3\n1\t2\t3\tfeedback\ta.md\t+n\t+d\n",
+            "memdir recall index 4\n1\t2\t3\tfeedback\ta.md\t+n\t+d\n",
+            "memdir recall index 4\n1\t2\t3\tfeedback\ta.md\t+n\t+d\t\t\textra\n",
+            "memdir recall index 4\nx\t2\t3\tfeedback\ta.md\t+n\t+d\t\t\n",
+            "memdir recall index 4\n1\t2\t3\tnotatype\ta.md\t+n\t+d\t\t\n",
+            "memdir recall index 4\n1\t2\t3\tfeedback\ta.md\tn\t+d\t\t\n",
+            "memdir recall index 4\n1\t2\t3\tfeedback\t\t+n\t+d\t\t\n",
+            "memdir recall index 4\n1\t2\t3\tfeedback\ta.md\t+bad \\q escape\t+d\t\t\n",
+            // A list with an empty item, or a bad escape in one.
+            "memdir recall index 4\n1\t2\t3\tfeedback\ta.md\t+n\t+d\tx\u{1f}\t\n",
+            "memdir recall index 4\n1\t2\t3\tfeedback\ta.md\t+n\t+d\t\tdeploy\u{1f}\\q\n",
             // Out of order (older first, or the same path twice): not what a host wrote.
-            "memdir recall index 3\n1\t2\t2\t\ta.md\t\t\n1\t3\t3\t\tb.md\t\t\n",
-            "memdir recall index 3\n1\t2\t2\t\tb.md\t\t\n1\t2\t2\t\ta.md\t\t\n",
-            "memdir recall index 3\n1\t2\t2\t\ta.md\t\t\n1\t2\t2\t\ta.md\t\t\n",
+            "memdir recall index 4\n1\t2\t2\t\ta.md\t\t\t\t\n1\t3\t3\t\tb.md\t\t\t\t\n",
+            "memdir recall index 4\n1\t2\t2\t\tb.md\t\t\t\t\n1\t2\t2\t\ta.md\t\t\t\t\n",
+            "memdir recall index 4\n1\t2\t2\t\ta.md\t\t\t\t\n1\t2\t2\t\ta.md\t\t\t\t\n",
         ] {
             assert_eq!(parse(bad.as_bytes()), None, "{bad:?}");
         }
-        assert_eq!(parse(b"memdir recall index 3\n1\t2\t3\t\ta.md\t+\xff\t\n"), None, "not UTF-8");
+        assert_eq!(parse(b"memdir recall index 4\n1\t2\t3\t\ta.md\t+\xff\t\t\t\n"), None, "not UTF-8");
+        assert_eq!(parse(b"memdir recall index 4\n1\t2\t3\t\ta.md\t\t\t\t\n").map(|e| e.len()), Some(1));
     }
 }

@@ -96,18 +96,12 @@ pub fn scan(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
 
 /// [`scan`] with another cap; `usize::MAX` reads every file.
 pub fn scan_with_limit(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Result<ScanReport> {
-    let dir = trim_dir(dir);
-    let mut report = ScanReport::default();
-    let Listing { mut candidates, .. } = walk(fs, dir, &mut report.skipped)?;
-    report.found = candidates.len();
-    candidates.sort_by(|a, b| newest_then_path((a.mtime_ms, &a.rel), (b.mtime_ms, &b.rel)));
-    candidates.truncate(limit);
-    report.headers = candidates.into_iter().map(|c| read_header(fs, dir, &c)).collect();
+    let mut report = indexed(fs, dir, limit, now_ms)?;
     finish(&mut report.headers, now_ms);
     Ok(report)
 }
 
-/// The recall index's name: every memory's header, beside the files (issue 27, item 3).
+/// The memory index's name: every memory's header, beside the files (issue 27, item 3).
 pub const INDEX_CACHE: &str = recall_index::FILE;
 /// A file changed this recently is not kept in the index: filesystems with a coarse clock
 /// (FAT, SMB, HFS+) could see a same-size edit within it keep its time.
@@ -121,13 +115,29 @@ pub const TEMP_PREFIX: &str = ".memdir-tmp-";
 const DEBRIS_MS: i64 = 3_600_000;
 
 /// Every memory of `dir`, not only the newest [`MAX_FILES`], for recall to search (issue 27,
-/// item 3). The listings are read every time, so files written by other tools (the terminal
+/// item 3). The headers carry what recall reads: no resolved links and no freshness (recall
+/// dates what it attaches).
+pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
+    // Recall reads no backlinks, so links stay unresolved (at 10,000 memories that is a tenth
+    // of the time), and dates only what it attaches (a tenth again).
+    newest(fs, dir, usize::MAX, now_ms)
+}
+
+/// The newest `limit` memories of `dir`, newest first, their links unresolved and undated: for
+/// readers that use neither (recall, the manifest).
+pub fn newest(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Result<ScanReport> {
+    let mut report = indexed(fs, dir, limit, now_ms)?;
+    newest_first(&mut report.headers);
+    Ok(report)
+}
+
+/// The newest `limit` memories of `dir` through the memory index (issue 27, item 3; issue 45,
+/// item 6). The listings are read every time, so files written by other tools (the terminal
 /// agent, an editor, a git pull) are seen at once; a file's head is read only when the index
 /// has no entry for its size and modification time. The index is rewritten whole when anything
-/// it keeps changed; a host that grants no write here simply gets no index. The
-/// headers carry what recall reads: no links, no freshness (recall dates what it attaches) and,
-/// from the index, no diagnostics.
-pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
+/// it keeps changed; a host that grants no write here simply gets no index. Files beyond
+/// `limit` are not read: their entries are kept while they still match.
+fn indexed(fs: &dyn Fs, dir: &str, limit: usize, now_ms: i64) -> Result<ScanReport> {
     let dir = trim_dir(dir);
     let mut report = ScanReport::default();
     let Listing { mut candidates, index_kind, debris } = walk(fs, dir, &mut report.skipped)?;
@@ -148,46 +158,66 @@ pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
     // then overwrite, whatever it points to (a memory, MEMORY.md).
     let usable = matches!(index_kind, None | Some(EntryKind::File));
     let bytes = usable.then(|| fs.read_file(&path, recall_index::MAX_BYTES).ok()).flatten();
-    let mut cached =
-        bytes.as_deref().and_then(recall_index::parse).unwrap_or_default().into_iter().peekable();
+    // A line that is not an entry ends the index there; what follows is read from the files.
+    let mut broken = false;
+    let mut cached = bytes
+        .as_deref()
+        .and_then(recall_index::read)
+        .into_iter()
+        .flatten()
+        .map_while(|entry| {
+            broken |= entry.is_none();
+            entry
+        })
+        .peekable();
     // Whether the index needs writing again: an entry no file matches, or a file read that it
     // could keep (a link or an unreadable file is read every time without rewriting it).
     let mut changed = false;
-    // Each header's file as listed, for the index.
-    let mut listed = Vec::with_capacity(candidates.len());
-    for candidate in candidates {
+    // Each header's file as listed and whether the index may keep it, for the index.
+    let mut listed = Vec::with_capacity(candidates.len().min(limit));
+    // Entries of files beyond `limit` that still match: kept as they are.
+    let mut beyond = Vec::new();
+    // Whether every file and entry was matched: not when nothing past `limit` needed it.
+    let mut whole = true;
+    for (i, candidate) in candidates.into_iter().enumerate() {
+        // Past the limit entries are only carried into a rewrite: with none due, they are
+        // neither matched nor parsed.
+        if i == limit && !changed {
+            whole = false;
+            break;
+        }
         let key = (candidate.mtime_ms, candidate.rel.as_str());
         while cached.next_if(|(p, e)| newest_then_path((e.mtime_ms, p), key).is_lt()).is_some() {
             changed = true;
         }
         let entry = cached.next_if(|(p, e)| e.mtime_ms == candidate.mtime_ms && *p == candidate.rel);
         let hit = match (entry, candidate.size) {
-            // No more than a head can decode to (an invalid byte becomes three): a planted
-            // entry cannot pass off a longer header. An entry whose file changed while it was
-            // read (`r` is not `m`) never matches.
-            (Some((_, entry)), Some(size))
-                if entry.size == size
-                    && entry.read_ms == entry.mtime_ms
-                    && entry.name.iter().chain(&entry.description).map(|t| t.len()).sum::<usize>()
-                        <= 3 * HEAD_BYTES as usize =>
-            {
-                Some(entry)
-            }
+            (Some((_, entry)), Some(size)) if entry.size == size && plausible(&entry) => Some(entry),
             (entry, size) => {
-                changed |= entry.is_some() || size.is_some();
+                // Beyond the limit nothing is read, so a file the index lacks changes nothing.
+                changed |= entry.is_some() || (size.is_some() && i < limit);
                 None
             }
         };
-        listed.push((candidate.size, candidate.mtime_ms));
+        if i >= limit {
+            beyond.extend(hit.map(|entry| (candidate.rel, entry)));
+            continue;
+        }
         // The index says what a file holds, never where it is: the path is the listing's.
-        report.headers.push(match hit {
-            Some(entry) => header_of(entry, candidate.rel),
+        let (header, keep) = match hit {
+            Some(entry) => (header_of(entry, candidate.rel), true),
             None => read_header(fs, dir, &candidate),
-        });
+        };
+        listed.push((candidate.size.filter(|_| keep), candidate.mtime_ms));
+        report.headers.push(header);
     }
-    changed |= cached.next().is_some();
+    if whole {
+        changed |= cached.next().is_some();
+    }
+    drop(cached);
+    changed |= broken;
     if usable && changed {
-        // A link (no size), a file that could not be read, and one changed in the last
+        // A link (no size), a file that could not be read whole, and one changed in the last
         // [`RACY_MS`] (a same-size edit within the clock's grain would go unseen) are read
         // again next time. A time more than a day ahead (a tree copied from a machine whose
         // clock was wrong) is settled: an edit now would give the file today's time, not
@@ -197,29 +227,28 @@ pub fn scan_every(fs: &dyn Fs, dir: &str, now_ms: i64) -> Result<ScanReport> {
         let entries = listed
             .iter()
             .zip(&report.headers)
-            .filter(|((_, mtime_ms), h)| {
-                settled(*mtime_ms) && !h.diagnostics.iter().any(|d| d.starts_with("could not be read"))
-            })
-            .filter_map(|(&(size, mtime_ms), h)| {
-                let entry = recall_index::Entry {
-                    size: size?,
-                    mtime_ms,
-                    read_ms: h.mtime_ms,
-                    name: h.name.as_deref().map(Cow::Borrowed),
-                    description: h.description.as_deref().map(Cow::Borrowed),
-                    memory_type: h.memory_type,
-                };
-                Some((h.path.as_str(), entry))
-            })
+            .filter(|((_, mtime_ms), _)| settled(*mtime_ms))
+            .filter_map(|(&(size, mtime_ms), h)| Some((h.path.as_str(), entry_of(h, size?, mtime_ms))))
+            .chain(beyond.iter().map(|(path, entry)| (path.as_str(), entry.clone())))
             .collect();
         // `write_file` replaces the file whole (the host writes a temporary file and renames
         // it), so a crash leaves the old index or the new one.
         let _ = fs.write_file(&path, &recall_index::write(entries));
     }
-    // Recall reads no links, so they stay unresolved (at 10,000 memories that is a tenth of
-    // the time), and dates only what it attaches (a tenth again).
-    newest_first(&mut report.headers);
     Ok(report)
+}
+
+/// Whether an entry could have come from a head read: no more text than a head and a long
+/// memory's link read can decode to (an invalid byte becomes three), so a planted entry cannot
+/// pass off a longer header; and one whose file changed while it was read (`read` is not
+/// `mtime`) never matches.
+fn plausible(entry: &recall_index::Entry<'_>) -> bool {
+    let text = |items: &[std::borrow::Cow<'_, str>]| items.iter().map(|t| t.len()).sum::<usize>();
+    entry.read_ms == entry.mtime_ms
+        && entry.name.iter().chain(&entry.description).map(|t| t.len()).sum::<usize>()
+            + text(&entry.diagnostics)
+            <= 3 * HEAD_BYTES as usize
+        && text(&entry.links) <= 3 * LINK_BYTES as usize
 }
 
 /// The header an index entry gives the file at `path`.
@@ -230,10 +259,24 @@ fn header_of(entry: recall_index::Entry<'_>, path: String) -> MemoryHeader {
         name: entry.name.map(Cow::into_owned),
         description: entry.description.map(Cow::into_owned),
         memory_type: entry.memory_type,
-        diagnostics: Vec::new(),
+        diagnostics: entry.diagnostics.into_iter().map(Cow::into_owned).collect(),
         freshness: Freshness::default(),
-        links: Vec::new(),
+        links: entry.links.into_iter().map(|name| Link { name: name.into_owned(), path: None }).collect(),
         backlinks: Vec::new(),
+    }
+}
+
+/// The index entry for a header read from a file of `size` listed at `mtime_ms`.
+fn entry_of(h: &MemoryHeader, size: u64, mtime_ms: i64) -> recall_index::Entry<'_> {
+    recall_index::Entry {
+        size,
+        mtime_ms,
+        read_ms: h.mtime_ms,
+        name: h.name.as_deref().map(Cow::Borrowed),
+        description: h.description.as_deref().map(Cow::Borrowed),
+        memory_type: h.memory_type,
+        diagnostics: h.diagnostics.iter().map(|d| Cow::Borrowed(d.as_str())).collect(),
+        links: h.links.iter().map(|l| Cow::Borrowed(l.name.as_str())).collect(),
     }
 }
 
@@ -411,7 +454,8 @@ fn leaves_dir() -> String {
     "symbolic link points outside the memory directory".to_string()
 }
 
-fn read_header(fs: &dyn Fs, dir: &str, candidate: &Candidate) -> MemoryHeader {
+/// The header of a memory file, and whether the index may keep it: not when a read failed.
+fn read_header(fs: &dyn Fs, dir: &str, candidate: &Candidate) -> (MemoryHeader, bool) {
     let abs = join(dir, &candidate.rel);
     let mut header = MemoryHeader {
         path: candidate.rel.clone(),
@@ -428,7 +472,7 @@ fn read_header(fs: &dyn Fs, dir: &str, candidate: &Candidate) -> MemoryHeader {
         Ok(head) => head,
         Err(err) => {
             header.diagnostics.push(format!("could not be read: {err}"));
-            return header;
+            return (header, false);
         }
     };
     header.mtime_ms = head.mtime_ms;
@@ -449,27 +493,29 @@ fn read_header(fs: &dyn Fs, dir: &str, candidate: &Candidate) -> MemoryHeader {
         header.diagnostics.push(note);
     }
     let fm = frontmatter::parse(&content, head.truncated);
-    header.links = read_links(fs, &abs, &content, head.truncated);
+    let links = read_links(fs, &abs, &content, head.truncated);
+    let keep = links.is_some();
+    header.links = links.unwrap_or_default();
     header.name = fm.name;
     header.description = fm.description;
     header.memory_type = fm.memory_type;
     header.diagnostics.extend(fm.diagnostics);
-    header
+    (header, keep)
 }
 
 /// The links of a memory's body: from the head when that was the whole file, else from a
-/// second, larger read of a long memory.
-fn read_links(fs: &dyn Fs, abs: &str, head: &str, truncated: bool) -> Vec<Link> {
+/// second, larger read of a long memory (`None` when that read failed).
+fn read_links(fs: &dyn Fs, abs: &str, head: &str, truncated: bool) -> Option<Vec<Link>> {
     let whole;
     let text = if truncated {
         whole = match fs.read_head(abs, u32::MAX, LINK_BYTES) {
             Ok(more) => text::normalize_newlines(&String::from_utf8_lossy(&more.data)).0,
-            Err(_) => return Vec::new(),
+            Err(_) => return None,
         };
         whole.as_str()
     } else {
         head
     };
     let body = frontmatter::split(text).map_or(text, |(_, body)| body);
-    links::parse(body).into_iter().map(|name| Link { name, path: None }).collect()
+    Some(links::parse(body).into_iter().map(|name| Link { name, path: None }).collect())
 }

@@ -78,6 +78,10 @@ pub trait Core {
     fn manifest(&mut self, headers: &[MemoryHeader]) -> Result<String> {
         plain(self, "manifest.format", args![headers])
     }
+    /// The manifest of the memory directory `dir`, scanned at `now_ms`, in one call.
+    fn manifest_of_dir(&mut self, dir: &str, now_ms: i64) -> Result<String> {
+        outcome(self, "manifest.of-dir", args![dir, now_ms])
+    }
     /// Reads MEMORY.md at `path` and cuts it for the prompt (R6.2, R6.3).
     fn load_index(&mut self, path: &str) -> Result<LoadedIndex> {
         outcome(self, "index.load", args![path])

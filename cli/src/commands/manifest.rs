@@ -15,7 +15,6 @@ pub struct Args {
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let dir = absolute(&args.dir)?;
     let mut core = ctx.core(read_root(&args.dir)?)?;
-    let report = core.scan(&dir, ctx.now_ms())?;
-    out.write_all(core.manifest(&report.headers)?.as_bytes())?;
+    out.write_all(core.manifest_of_dir(&dir, ctx.now_ms())?.as_bytes())?;
     Ok(())
 }

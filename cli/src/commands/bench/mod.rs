@@ -67,6 +67,10 @@ pub struct Args {
     /// Print each labelled request's expected and selected memories.
     #[arg(long)]
     pub verbose: bool,
+    /// Only list and stat every file under DIR with `std::fs`, and print how many: the native
+    /// floor a whole `memdir manifest` process is measured against (issue 45, item 6).
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub stat_floor: Option<PathBuf>,
 }
 
 const WORDS: &[&str] = &[
@@ -253,6 +257,9 @@ fn time_processes(dir: &str, runs: usize) -> Result<(Duration, Duration), Failur
 
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, cli: RunCli<'_>, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    if let Some(dir) = &args.stat_floor {
+        return Ok(writeln!(out, "{}", stat_every(dir)?)?);
+    }
     if args.check {
         return bench_check(ctx, &args, out, err);
     }
@@ -320,7 +327,7 @@ pub fn run(ctx: &Context, args: Args, cli: RunCli<'_>, out: &mut dyn Write, err:
         "\n| `memdir manifest`, whole process | native core (ms) | component (ms) | difference (ms) | component / native |\n\
          |---:|---:|---:|---:|---:|"
     )?;
-    for (size, dir) in [(0, crate::context::absolute(&empty)?)].into_iter().chain(process_dirs) {
+    for (size, dir) in [(0, crate::context::absolute(&empty)?)].into_iter().chain(process_dirs.clone()) {
         let (native, component) = time_processes(&dir, args.runs.max(15))?;
         writeln!(
             out,
@@ -331,9 +338,81 @@ pub fn run(ctx: &Context, args: Args, cli: RunCli<'_>, out: &mut dyn Write, err:
             ms(component) / ms(native)
         )?;
     }
+    index_table(&process_dirs, args.runs.max(15), out)?;
     if !args.no_selector {
         writeln!(out)?;
         selector::run(ctx, &args, out, err)?;
+    }
+    Ok(())
+}
+
+/// Lists and stats every entry under `dir` (no reads): what any manifest must do at least.
+fn stat_every(dir: &Path) -> std::io::Result<usize> {
+    let mut count = 0;
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let meta = entry.metadata()?;
+            if meta.is_dir() {
+                pending.push(entry.path());
+            }
+            count += usize::from(meta.modified().is_ok());
+        }
+    }
+    Ok(count)
+}
+
+/// Whole `memdir manifest` processes (the component) without the memory index and with it,
+/// against a whole process that only stats the files, in turn within each round (issue 45,
+/// item 6). A recall builds the index between the two.
+fn index_table(dirs: &[(usize, String)], runs: usize, out: &mut dyn Write) -> Outcome {
+    let exe = std::env::current_exe()?;
+    let run = |args: &[&str]| -> Result<Duration, Failure> {
+        let start = Instant::now();
+        let status = Command::new(&exe).args(args).stdout(std::process::Stdio::null()).status()?;
+        if !status.success() {
+            return Err(Failure { status: 1, message: format!("memdir {} failed", args.join(" ")) });
+        }
+        Ok(start.elapsed())
+    };
+    writeln!(
+        out,
+        "\n| `memdir manifest`, whole process | stat-only floor (ms) | no index (ms) | with the index (ms) | no index / floor | with the index / floor |\n\
+         |---:|---:|---:|---:|---:|---:|"
+    )?;
+    for (size, dir) in dirs {
+        let index = Path::new(dir).join(memdir_core::scan::INDEX_CACHE);
+        let _ = std::fs::remove_file(&index);
+        let floor_args = ["bench", "--stat-floor", dir.as_str()];
+        let manifest_args = ["--backend", "component", "manifest", dir.as_str()];
+        let round = |floor: &mut Vec<Duration>, manifest: &mut Vec<Duration>| -> Outcome {
+            run(&floor_args)?;
+            run(&manifest_args)?;
+            for _ in 0..runs {
+                floor.push(run(&floor_args)?);
+                manifest.push(run(&manifest_args)?);
+            }
+            Ok(())
+        };
+        let (mut floor, mut cold, mut warm) = (Vec::new(), Vec::new(), Vec::new());
+        round(&mut floor, &mut cold)?;
+        run(&["recall", "where do the dashboards live", "--memory-dir", dir.as_str()])?;
+        if !index.is_file() {
+            return Err(Failure { status: 1, message: format!("recall wrote no index in {dir}") });
+        }
+        round(&mut floor, &mut warm)?;
+        let floor = median(floor);
+        let (cold, warm) = (median(cold), median(warm));
+        writeln!(
+            out,
+            "| {size} files | {:.2} | {:.2} | {:.2} | {:.2}× | {:.2}× |",
+            ms(floor),
+            ms(cold),
+            ms(warm),
+            ms(cold) / ms(floor),
+            ms(warm) / ms(floor)
+        )?;
     }
     Ok(())
 }
