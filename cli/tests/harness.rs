@@ -101,6 +101,36 @@ fn every_host_allows_the_same_imports() {
     assert_eq!(js, unversioned, "the JS host's list (jco's keys carry no version)");
 }
 
+/// Issue 45, item 2: the filesystem errors' wording lives in the core (`FsError`'s messages); the
+/// JS host, which renders the WIT error itself, holds a copy that must read the same.
+#[test]
+fn every_host_words_filesystem_errors_alike() {
+    use memdir_core::FsError as F;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let text = std::fs::read_to_string(root.join("packages/core-js/src/core.ts")).unwrap();
+    let open = "const FS_MESSAGES: Record<string, string> = {";
+    let start = text.find(open).expect("core.ts: no FS_MESSAGES") + open.len();
+    let body = &text[start..start + text[start..].find("};").unwrap()];
+    let js: Vec<(String, String)> = body
+        .lines()
+        .filter_map(|l| l.trim().trim_end_matches(',').split_once(": "))
+        .map(|(k, v)| (k.trim_matches('"').to_string(), v.trim_matches('"').to_string()))
+        .collect();
+    let rust: Vec<(String, String)> = [
+        ("not-found", F::NotFound("P".into())),
+        ("permission-denied", F::PermissionDenied("P".into())),
+        ("outside-root", F::OutsideRoot("P".into())),
+        ("read-only", F::ReadOnly("P".into())),
+        ("not-a-directory", F::NotADirectory("P".into())),
+        ("is-a-directory", F::IsADirectory("P".into())),
+        ("invalid-path", F::InvalidPath("P".into())),
+    ]
+    .into_iter()
+    .map(|(tag, e)| (tag.to_string(), e.to_string().strip_prefix("P: ").unwrap().to_string()))
+    .collect();
+    assert_eq!(js, rust, "core.ts's FS_MESSAGES against the core's FsError");
+}
+
 #[test]
 fn a_component_that_imports_the_filesystem_is_refused() {
     let wasm = wat::parse_str(
