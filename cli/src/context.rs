@@ -210,8 +210,8 @@ impl Failure {
 
 impl From<Error> for Failure {
     fn from(err: Error) -> Self {
-        use memdir_core::Error as C;
-        use memdir_core::FsError as F;
+        use memdir_harness::contract::Error as C;
+        use memdir_harness::contract::FsError as F;
         let status = match &err {
             Error::Core(C::InvalidInput(_)) => 2,
             Error::Core(C::Fs(

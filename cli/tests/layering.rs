@@ -28,6 +28,24 @@ fn no_crate_has_an_import_circle() {
     );
 }
 
+/// Issue 45, item 3: outside the core, Rust reaches it through the host library's API only
+/// (`memdir_harness`, its `contract` types included). The CLI does not depend on the core
+/// crate, and no source file of it names the crate; its tests may, to test the core itself.
+#[test]
+fn the_cli_reaches_the_core_only_through_the_host_library() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let naming: Vec<String> = rust_files(&root.join("src"))
+        .into_iter()
+        .filter(|f| std::fs::read_to_string(f).unwrap().contains("memdir_core"))
+        .map(|f| f.strip_prefix(root).unwrap().display().to_string())
+        .collect();
+    assert!(naming.is_empty(), "these CLI files name memdir_core; use memdir_harness instead: {naming:?}");
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let dependencies = manifest.split("\n[").find(|t| t.starts_with("dependencies]")).unwrap();
+    assert!(dependencies.contains("memdir-harness"), "{dependencies}");
+    assert!(!dependencies.contains("memdir-core"), "the CLI depends on the core crate: {dependencies}");
+}
+
 #[test]
 fn the_guard_sees_a_circle_through_use_groups_and_super() {
     let dir = tempfile::tempdir().unwrap();

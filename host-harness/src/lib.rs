@@ -23,6 +23,7 @@ mod bindings;
 pub mod cache;
 pub mod calls;
 mod component;
+pub mod contract;
 mod engine_config;
 pub mod error;
 pub mod fs;

@@ -37,3 +37,11 @@ impl Core for NativeCore {
         self.fs = std::sync::Arc::new(fs);
     }
 }
+
+/// The core's functions called directly, without the [`Core`](crate::Core) API's values in
+/// between: the floor `memdir bench` measures the contract against.
+pub mod direct {
+    pub use memdir_core::check::{resume as check_resume, start as check_start};
+    pub use memdir_core::manifest::format as manifest;
+    pub use memdir_core::scan::scan;
+}

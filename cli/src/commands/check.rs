@@ -3,7 +3,7 @@
 use crate::context::{Context, Failure, Outcome, absolute};
 use crate::ops::check::{inspect, render};
 use crate::ops::target::Target;
-use memdir_core::check::{CheckReport, Severity};
+use memdir_harness::contract::check::{CheckReport, Severity};
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -3,10 +3,10 @@
 use crate::context::{Context, Failure, Outcome, absolute, read_root};
 use crate::ops::recall::{Query, recall};
 use crate::ops::whole_tree;
-use memdir_core::MemoryType;
-use memdir_core::scan::INDEX_FILE;
-use memdir_core::target::Target;
-use memdir_core::writer::{Memory, Save};
+use memdir_harness::contract::MemoryType;
+use memdir_harness::contract::scan::INDEX_FILE;
+use memdir_harness::contract::target::Target;
+use memdir_harness::contract::writer::{Memory, Save};
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;

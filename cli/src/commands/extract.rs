@@ -80,7 +80,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     };
     let report = extract(ctx, &args.target, &extraction, &mut *model, |_| {})?;
 
-    fn op(o: &memdir_core::apply::OpReport) -> Op<'_> {
+    fn op(o: &memdir_harness::contract::apply::OpReport) -> Op<'_> {
         Op { op: o.op.as_str(), path: &o.path, reason: None, id: None }
     }
     let applied: Vec<Op> =

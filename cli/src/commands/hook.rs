@@ -18,10 +18,10 @@ use crate::ops::recall::recall_embedder;
 use crate::ops::target::Target;
 use crate::ops::whole_tree;
 use clients::Payload;
-use memdir_core::hook::{PromptEvent, StartEvent, StopEvent};
-use memdir_core::plan::Operation;
-use memdir_core::target::Target as CoreTarget;
 use memdir_harness::Core;
+use memdir_harness::contract::hook::{PromptEvent, StartEvent, StopEvent};
+use memdir_harness::contract::plan::Operation;
+use memdir_harness::contract::target::Target as CoreTarget;
 use memdir_harness::steps::drive_with;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -264,7 +264,7 @@ fn extract_job(ctx: &Context, path: &Path, llm: Option<&str>) -> Result<(), Fail
     let target = Target { cwd: Some(PathBuf::from(&job.cwd)), memory_dir: None };
     let location = ctx.core(whole_tree()?)?.locate(&job.cwd, ctx.env())?;
     // The agent's own saves this turn, the user-wide and group memories' included (R9.3).
-    let shared = memdir_core::scope::shared(&location).into_iter().map(|s| s.dir);
+    let shared = memdir_harness::contract::scope::shared(&location).into_iter().map(|s| s.dir);
     let written: Vec<String> = std::iter::once(location.memory_dir)
         .chain(shared)
         .flat_map(|dir| changed_since(Path::new(&dir), job.turn_began_ms))
@@ -288,7 +288,7 @@ fn extract_job(ctx: &Context, path: &Path, llm: Option<&str>) -> Result<(), Fail
 fn sync_job(ctx: &Context) -> Result<(), Failure> {
     let cwd = crate::context::absolute(Path::new("."))?;
     let memory_dir = ctx.core(whole_tree()?)?.locate(&cwd, ctx.env())?.memory_dir;
-    let interval = Some(memdir_core::team::AUTO_SYNC.session_interval_ms);
+    let interval = Some(memdir_harness::contract::team::AUTO_SYNC.session_interval_ms);
     for line in crate::ops::team::sync_copies(ctx, &cwd, &memory_dir, interval) {
         log_line(ctx, &line);
     }
@@ -355,6 +355,6 @@ fn log_line(ctx: &Context, message: &str) {
         let _ = std::fs::rename(&path, path.with_extension("log.1"));
     }
     let line = message.replace(['\n', '\r'], " ");
-    let at = memdir_core::time::iso_millis(ctx.now_ms());
+    let at = memdir_harness::contract::time::iso_millis(ctx.now_ms());
     let _ = append(&path, &format!("{at} {line}"));
 }

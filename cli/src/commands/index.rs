@@ -1,7 +1,7 @@
 //! `memdir index FILE [--json]`: MEMORY.md exactly as the model sees it.
 
 use crate::context::{Context, Failure, Outcome, absolute, read_root};
-use memdir_core::scan::INDEX_FILE;
+use memdir_harness::contract::scan::INDEX_FILE;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;

@@ -70,7 +70,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
             }
         }
         for f in &loaded.files {
-            out.write_all(memdir_core::prompt::render_file(f).as_bytes())?;
+            out.write_all(memdir_harness::contract::prompt::render_file(f).as_bytes())?;
         }
     }
     Ok(())

@@ -3,7 +3,7 @@
 use crate::context::{Context, Outcome};
 use crate::ops::dream::run_dream;
 use crate::ops::target::Target;
-use memdir_core::model::ModelCall;
+use memdir_harness::contract::model::ModelCall;
 use std::io::{IsTerminal, Write};
 
 /// Arguments of `memdir log`.

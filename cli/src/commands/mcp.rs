@@ -25,7 +25,7 @@ mod watch;
 
 use crate::context::{Context, Failure, Outcome, absolute};
 use crate::ops::target::Target;
-use memdir_core::switches::TeamSync;
+use memdir_harness::contract::switches::TeamSync;
 use memdir_harness::llm::Model;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
@@ -145,8 +145,11 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
 /// the agent is told to save only what the user asks it to. A project that cannot be read
 /// gets the plain instructions; the tools report the problem when called.
 fn instructions(ctx: &Context, cwd: &str) -> String {
-    let target =
-        memdir_core::target::Target { cwd: cwd.to_string(), env: ctx.env().to_vec(), memory_dir: None };
+    let target = memdir_harness::contract::target::Target {
+        cwd: cwd.to_string(),
+        env: ctx.env().to_vec(),
+        memory_dir: None,
+    };
     let paused = crate::ops::whole_tree()
         .and_then(|fs| Ok(ctx.core(fs)?.paused(&target, ctx.now_ms())?))
         .ok()
@@ -157,7 +160,7 @@ fn instructions(ctx: &Context, cwd: &str) -> String {
             "{} The user has paused automatic memory for this project ({}): call memory_save only when the user asks you to remember something.",
             tools::INSTRUCTIONS,
             match pause.until_ms {
-                Some(until) => format!("until {}", memdir_core::time::iso_millis(until)),
+                Some(until) => format!("until {}", memdir_harness::contract::time::iso_millis(until)),
                 None => "until they resume it".into(),
             }
         ),
@@ -182,7 +185,7 @@ struct Memory {
 
 /// After a write, the sync waits this long for the next write (the core's schedule).
 const WRITE_SYNC_DELAY: Duration =
-    Duration::from_millis(memdir_core::team::AUTO_SYNC.write_delay_ms.unsigned_abs());
+    Duration::from_millis(memdir_harness::contract::team::AUTO_SYNC.write_delay_ms.unsigned_abs());
 
 /// Syncs of memory synced through git when `teamSync` is `auto` (issue 13): in a thread of
 /// their own, one at a time, so no tool call waits for the network.
@@ -218,7 +221,7 @@ impl Memory {
         }
         self.watch.watch(self.memory_dir().ok().map(PathBuf::from));
         self.sync.auto = self.team_sync() == Some(TeamSync::Auto);
-        self.spawn_sync(Some(memdir_core::team::AUTO_SYNC.session_interval_ms));
+        self.spawn_sync(Some(memdir_harness::contract::team::AUTO_SYNC.session_interval_ms));
     }
 
     /// Runs `job` for `project`, a folder a call named (issue 44): only a folder in the project
@@ -304,7 +307,7 @@ impl Memory {
     /// directory, created when missing.
     fn open_for_writing(
         &self,
-    ) -> Result<(memdir_core::target::Target, Box<dyn memdir_harness::Core + '_>), Failure> {
+    ) -> Result<(memdir_harness::contract::target::Target, Box<dyn memdir_harness::Core + '_>), Failure> {
         let (target, _, core) = self.target().open(&self.ctx)?;
         Ok((target, core))
     }
@@ -313,7 +316,7 @@ impl Memory {
     /// and group memories.
     fn open_to_share(
         &self,
-    ) -> Result<(memdir_core::target::Target, Box<dyn memdir_harness::Core + '_>), Failure> {
+    ) -> Result<(memdir_harness::contract::target::Target, Box<dyn memdir_harness::Core + '_>), Failure> {
         let (target, _, core) = self.target().open_to_share(&self.ctx)?;
         Ok((target, core))
     }

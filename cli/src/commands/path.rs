@@ -2,7 +2,7 @@
 
 use crate::context::{Context, Outcome, absolute};
 use crate::ops::whole_tree;
-use memdir_core::paths::AgentScope;
+use memdir_harness::contract::paths::AgentScope;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 
 use crate::context::{Context, Failure, Outcome};
 use crate::ops::target::Target;
-use memdir_core::time::iso_millis;
+use memdir_harness::contract::time::iso_millis;
 use std::io::Write;
 
 /// Arguments of `memdir pause`.

@@ -4,7 +4,7 @@ use crate::context::{Context, Outcome};
 use crate::ops::index::rebuild_missing_index;
 use crate::ops::instructions::{LoadArgs, warn};
 use crate::ops::whole_tree;
-use memdir_core::prompt::Options;
+use memdir_harness::contract::prompt::Options;
 use std::io::Write;
 
 /// Arguments of `memdir prompt`.

@@ -7,7 +7,7 @@
 use crate::context::{Context, Failure, Outcome, absolute};
 use crate::ops::check::inspect;
 use crate::ops::target::Target;
-use memdir_core::pending::Proposal;
+use memdir_harness::contract::pending::Proposal;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -82,7 +82,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let explicit = args.target.memory_dir.as_deref().map(absolute).transpose()?;
     let report = inspect(ctx, &cwd, explicit)?;
     // The index is repaired with `check --fix`; here each memory is a person's call.
-    let mut by_memory: BTreeMap<&str, Vec<&memdir_core::check::Finding>> = BTreeMap::new();
+    let mut by_memory: BTreeMap<&str, Vec<&memdir_harness::contract::check::Finding>> = BTreeMap::new();
     for f in report.findings.iter().filter(|f| !f.path.ends_with("MEMORY.md") && !f.path.ends_with(".bad")) {
         by_memory.entry(f.path.as_str()).or_default().push(f);
     }
@@ -97,7 +97,8 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         for f in &findings {
             writeln!(out, "  - {}", f.message)?;
         }
-        let retire = findings.iter().any(|f| f.kind == memdir_core::check::FindingKind::PastDates);
+        let retire =
+            findings.iter().any(|f| f.kind == memdir_harness::contract::check::FindingKind::PastDates);
         loop {
             let prompt = if retire {
                 "retire it? [f]orget, [k]eep, [e]dit, [q]uit: "
@@ -235,7 +236,9 @@ fn review_proposals(
             // Shown with control characters escaped: a model's `\r` or escape sequence must not
             // hide a line from the person deciding.
             let shown = |text: &str| -> String {
-                text.lines().map(|l| format!("{}\n", memdir_core::text::escape_controls(l))).collect()
+                text.lines()
+                    .map(|l| format!("{}\n", memdir_harness::contract::text::escape_controls(l)))
+                    .collect()
             };
             crate::ops::diff::lines(&shown(p.current.as_deref().unwrap_or("")), &shown(&proposed), out)?;
             match ask(answers, out, "[a]ccept, [e]dit after accepting, [r]eject, [s]kip, [q]uit: ", "aersq")?

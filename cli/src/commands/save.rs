@@ -2,8 +2,8 @@
 
 use crate::context::{Context, Failure, Outcome};
 use crate::ops::target::Target;
-use memdir_core::MemoryType;
-use memdir_core::writer::{Memory, Save, Scope};
+use memdir_harness::contract::MemoryType;
+use memdir_harness::contract::writer::{Memory, Save, Scope};
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -206,7 +206,7 @@ pub fn restore(ctx: &Context, args: RestoreArgs, out: &mut dyn Write) -> Outcome
                     "{}  {}  (trashed {})",
                     t.id,
                     t.path,
-                    memdir_core::time::iso_millis(t.trashed_ms)
+                    memdir_harness::contract::time::iso_millis(t.trashed_ms)
                 )?;
             }
         }

@@ -1,7 +1,7 @@
 //! `memdir scan DIR [--json]`: the memory files of a directory, newest first.
 
 use crate::context::{Context, Outcome, absolute, read_root};
-use memdir_core::time::iso_millis;
+use memdir_harness::contract::time::iso_millis;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,7 +31,7 @@ struct Header<'a> {
     /// Older than its type keeps (R1.6): check it before relying on it.
     stale: bool,
     /// `[[name]]` links, each with the memory it reaches or `null`: not written yet (R1.7).
-    links: &'a [memdir_core::links::Link],
+    links: &'a [memdir_harness::contract::links::Link],
     /// The memories that link here.
     backlinks: &'a [String],
 }

@@ -25,7 +25,7 @@ struct Json<'a> {
     bare: bool,
     team_memory: bool,
     daily_log: bool,
-    team_sync: memdir_core::switches::TeamSync,
+    team_sync: memdir_harness::contract::switches::TeamSync,
     /// How many memories recall offers a model (0: all).
     recall_shortlist: u32,
     memory_dir: &'a str,
@@ -38,13 +38,13 @@ struct Json<'a> {
     user_memory_dir: Option<&'a str>,
     /// The group of projects sharing a memory with this one, when `memoryGroups` lists it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    group: Option<&'a memdir_core::paths::MemoryGroup>,
+    group: Option<&'a memdir_harness::contract::paths::MemoryGroup>,
     /// Automatic writes are paused (`memdir pause`): since when and until when (none: until
     /// `memdir resume`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    paused: Option<memdir_core::pause::Pause>,
+    paused: Option<memdir_harness::contract::pause::Pause>,
     /// Who may write each memory type (issue 28), and the rule that decided.
-    memory_writes: &'a [memdir_core::policy::TypePolicy],
+    memory_writes: &'a [memdir_harness::contract::policy::TypePolicy],
 }
 
 /// Runs the command.
@@ -52,11 +52,19 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
     let cwd = absolute(&args.cwd.unwrap_or_else(|| PathBuf::from(".")))?;
     // One load gives the switches, the location and what the instruction files say about
     // themselves (large files, imports not loaded).
-    let request =
-        memdir_core::instructions::Request { cwd: &cwd, env: ctx.env(), touching: &[], add_dirs: &[] };
+    let request = memdir_harness::contract::instructions::Request {
+        cwd: &cwd,
+        env: ctx.env(),
+        touching: &[],
+        add_dirs: &[],
+    };
     let mut core = ctx.core(whole_tree()?)?;
     let loaded = core.load_instructions(&request)?;
-    let target = memdir_core::target::Target { cwd: cwd.clone(), env: ctx.env().to_vec(), memory_dir: None };
+    let target = memdir_harness::contract::target::Target {
+        cwd: cwd.clone(),
+        env: ctx.env().to_vec(),
+        memory_dir: None,
+    };
     let paused = core.paused(&target, ctx.now_ms())?;
     let (switches, location) = (&loaded.switches, &loaded.location);
     for d in &switches.diagnostics {
@@ -111,7 +119,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
             Some(Some(until)) => writeln!(
                 out,
                 "writes:        paused until {} (memdir resume ends it; recall goes on)",
-                memdir_core::time::iso_millis(until)
+                memdir_harness::contract::time::iso_millis(until)
             )?,
             Some(None) => writeln!(out, "writes:        paused until memdir resume (recall goes on)")?,
             None => {}

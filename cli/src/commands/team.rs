@@ -4,7 +4,7 @@
 use crate::context::{Context, Failure, Outcome};
 use crate::ops::target::Target;
 use crate::ops::team::{drive, render};
-use memdir_core::team::{Action, InitOptions, Which};
+use memdir_harness::contract::team::{Action, InitOptions, Which};
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 
 use super::whole_tree;
 use crate::context::{Context, Failure};
-use memdir_core::check::CheckReport;
+use memdir_harness::contract::check::CheckReport;
 
 /// Checks the memory of the project at `cwd` (or the directory `memory_dir`), running the git
 /// commands the core asks for in the project: the CLI's and the MCP server's `check`.
@@ -14,7 +14,11 @@ pub fn inspect(ctx: &Context, cwd: &str, memory_dir: Option<String>) -> Result<C
     if std::path::Path::new(&dir).is_dir() {
         fs = fs.grant_write(&dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
     }
-    let target = memdir_core::target::Target { cwd: cwd.to_string(), env: ctx.env().to_vec(), memory_dir };
+    let target = memdir_harness::contract::target::Target {
+        cwd: cwd.to_string(),
+        env: ctx.env().to_vec(),
+        memory_dir,
+    };
     let report = memdir_harness::steps::drive_check(
         &mut *ctx.core(fs)?,
         &target,

@@ -2,8 +2,8 @@
 
 use super::target::Target;
 use crate::context::{Context, Failure};
-use memdir_core::dream;
-use memdir_core::model::ModelCall;
+use memdir_harness::contract::dream;
+use memdir_harness::contract::model::ModelCall;
 use memdir_harness::steps::drive;
 
 /// Folds what is new in the daily logs into memories with `model`; `progress` hears of each

@@ -2,7 +2,7 @@
 
 use super::target::Target;
 use crate::context::{Context, Failure};
-use memdir_core::extract::Input;
+use memdir_harness::contract::extract::Input;
 use memdir_harness::steps::drive;
 
 /// One extraction's input, as the CLI and the MCP tool give it.
@@ -24,8 +24,8 @@ pub fn extract(
     target: &Target,
     extraction: &Extraction,
     model: &mut dyn memdir_harness::llm::Model,
-    progress: impl FnMut(&memdir_core::model::ModelCall),
-) -> Result<memdir_core::extract::ExtractResult, Failure> {
+    progress: impl FnMut(&memdir_harness::contract::model::ModelCall),
+) -> Result<memdir_harness::contract::extract::ExtractResult, Failure> {
     let (target, _, mut core) = target.open(ctx)?;
     let messages = core
         .extract_parse(extraction.transcript)

@@ -2,7 +2,7 @@
 
 use super::whole_tree;
 use crate::context::{Context, Failure, Outcome};
-use memdir_core::target::Target;
+use memdir_harness::contract::target::Target;
 use std::io::Write;
 
 /// Building the prompt writes a missing MEMORY.md (R6.5): the core decides whether and what;

@@ -2,7 +2,7 @@
 //! single file.
 
 use crate::context::{Failure, absolute};
-use memdir_core::instructions::{Loaded, Request};
+use memdir_harness::contract::instructions::{Loaded, Request};
 use std::io::Write;
 use std::path::PathBuf;
 

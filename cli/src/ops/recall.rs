@@ -2,9 +2,9 @@
 
 use super::whole_tree;
 use crate::context::{Context, Failure};
-use memdir_core::plan::Operation;
-use memdir_core::recall::{Input, RecallResult};
-use memdir_core::target::Target;
+use memdir_harness::contract::plan::Operation;
+use memdir_harness::contract::recall::{Input, RecallResult};
+use memdir_harness::contract::target::Target;
 use memdir_harness::llm;
 use memdir_harness::steps::drive_with;
 

@@ -1,8 +1,8 @@
 //! A recall session kept in a file (R8.2): read, checked by the core, written atomically.
 
 use crate::context::{Context, Failure};
-use memdir_core::budget::Totals;
 use memdir_harness::ConfinedFs;
+use memdir_harness::contract::budget::Totals;
 use std::io::Write;
 use std::path::Path;
 

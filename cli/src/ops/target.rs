@@ -2,9 +2,9 @@
 
 use super::whole_tree;
 use crate::context::{Context, Failure, absolute};
-use memdir_core::plan::Operation;
-use memdir_core::target::Target as CoreTarget;
 use memdir_harness::Core;
+use memdir_harness::contract::plan::Operation;
+use memdir_harness::contract::target::Target as CoreTarget;
 use std::path::PathBuf;
 
 /// Where the memory directory is: the working directory's, or one named.

@@ -2,7 +2,7 @@
 
 use super::target::Target;
 use crate::context::{Context, Failure};
-use memdir_core::team::{Action, Input, Report, Which};
+use memdir_harness::contract::team::{Action, Input, Report, Which};
 use std::path::PathBuf;
 
 /// The automatic sync (`teamSync: auto`): team/ and the private directory, each that is a
@@ -97,7 +97,8 @@ pub fn render(r: &Report) -> String {
     if r.pushed {
         out.push_str("pushed\n");
     }
-    let last = r.last_sync_ms.map(memdir_core::time::iso_millis).unwrap_or_else(|| "never".into());
+    let last =
+        r.last_sync_ms.map(memdir_harness::contract::time::iso_millis).unwrap_or_else(|| "never".into());
     out.push_str(&format!(
         "ahead {}, behind {}, dirty {}; last sync {last}\n",
         r.ahead,

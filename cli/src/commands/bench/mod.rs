@@ -8,7 +8,7 @@ mod scale;
 mod selector;
 
 use crate::context::{Context, Failure, Outcome, RunCli};
-use memdir_core::check::CheckReport;
+use memdir_harness::contract::check::CheckReport;
 use memdir_harness::{ComponentRuntime, ConfinedFs, Core, steps};
 use std::fmt::Write as _;
 use std::io::Write;
@@ -53,7 +53,7 @@ pub struct Args {
     #[arg(long, value_name = "SPEC")]
     pub embeddings: Option<String>,
     /// The shortlist size measured with `--selector`.
-    #[arg(long, default_value_t = memdir_core::switches::DEFAULT_RECALL_SHORTLIST)]
+    #[arg(long, default_value_t = memdir_harness::contract::switches::DEFAULT_RECALL_SHORTLIST)]
     pub shortlist: u32,
     /// Time the prompt hook instead: whole `memdir hook codex prompt` processes at 200 memories
     /// beside `memdir manifest`, and what the hook injects on the labelled set (issue 26).
@@ -183,8 +183,9 @@ fn time_core(core: &mut dyn Core, dir: &str, runs: usize) -> Result<(Duration, S
 /// The native floor: the core's functions called directly, with no contract in between.
 fn time_floor(fs: &ConfinedFs, dir: &str, runs: usize) -> Result<(Duration, String), Failure> {
     time_manifest(runs, || {
-        let report = memdir_core::scan::scan(fs, dir, 0).map_err(|e| Failure::input(e.to_string()))?;
-        Ok(memdir_core::manifest::format(&report.headers))
+        let report =
+            memdir_harness::native::direct::scan(fs, dir, 0).map_err(|e| Failure::input(e.to_string()))?;
+        Ok(memdir_harness::native::direct::manifest(&report.headers))
     })
 }
 
@@ -382,7 +383,7 @@ fn index_table(dirs: &[(usize, String)], runs: usize, out: &mut dyn Write) -> Ou
          |---:|---:|---:|---:|---:|---:|"
     )?;
     for (size, dir) in dirs {
-        let index = Path::new(dir).join(memdir_core::scan::INDEX_CACHE);
+        let index = Path::new(dir).join(memdir_harness::contract::scan::INDEX_CACHE);
         let _ = std::fs::remove_file(&index);
         let floor_args = ["bench", "--stat-floor", dir.as_str()];
         let manifest_args = ["--backend", "component", "manifest", dir.as_str()];
@@ -480,7 +481,7 @@ fn bench_check(ctx: &Context, args: &Args, out: &mut dyn Write, err: &mut dyn Wr
     let (project, mem) = generate_project(&root, 10_000, 200)?;
     let project = crate::context::absolute(&project)?;
     let mem = crate::context::absolute(&mem)?;
-    let target = memdir_core::target::Target {
+    let target = memdir_harness::contract::target::Target {
         cwd: project.clone(),
         env: ctx.env().to_vec(),
         memory_dir: Some(mem.clone()),
@@ -514,7 +515,7 @@ fn bench_check(ctx: &Context, args: &Args, out: &mut dyn Write, err: &mut dyn Wr
         };
     // The native floor is the core called directly, as in the manifest table.
     let (native, cited) = time(&mut || {
-        use memdir_core::check::{resume, start};
+        use memdir_harness::native::direct::{check_resume as resume, check_start as start};
         let (first, mut i) = (start(&fs, &target, ctx.now_ms()).map_err(memdir_harness::Error::from)?, 0);
         Ok(steps::drive_git(first, |state, output| Ok(resume(&fs, state, output)?), |_| replay(&mut i))?)
     })?;

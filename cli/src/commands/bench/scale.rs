@@ -46,7 +46,7 @@ pub fn run(count: usize, keep: Option<&std::path::Path>, out: &mut dyn Write) ->
         let found = String::from_utf8_lossy(&output.stdout).contains("\"reference_zebra_heating.md\"");
         Ok((elapsed, found))
     };
-    let index = dir.join(memdir_core::scan::INDEX_CACHE);
+    let index = dir.join(memdir_harness::contract::scan::INDEX_CACHE);
     let _ = std::fs::remove_file(&index);
     let (first, found_first) = recall("component")?;
     let index_bytes = std::fs::metadata(&index).map_or(0, |m| m.len());

@@ -6,10 +6,10 @@
 //! configured shortlist and with every memory. A benchmark: it reports, it asserts nothing.
 
 use crate::context::{Context, Failure, Outcome};
-use memdir_core::model::ModelCall;
-use memdir_core::recall;
-use memdir_core::target::Target;
 use memdir_harness::ConfinedFs;
+use memdir_harness::contract::model::ModelCall;
+use memdir_harness::contract::recall;
+use memdir_harness::contract::target::Target;
 use memdir_harness::steps::drive_with;
 use serde::Deserialize;
 use std::collections::BTreeMap;

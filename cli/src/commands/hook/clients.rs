@@ -150,7 +150,7 @@ impl Client {
             // About 2,000 tokens of English, fewer bytes per token elsewhere.
             Client::Codex => 8_000,
             Client::Cline => 48_000,
-            _ => memdir_core::hook::COMMON_CAP as u32,
+            _ => memdir_harness::contract::hook::COMMON_CAP as u32,
         }
     }
 

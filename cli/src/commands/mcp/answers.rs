@@ -248,7 +248,7 @@ pub struct Operation {
 
 impl Operation {
     /// The core's report of an operation.
-    pub fn from_report(o: memdir_core::apply::OpReport) -> Operation {
+    pub fn from_report(o: memdir_harness::contract::apply::OpReport) -> Operation {
         Operation { op: o.op.to_string(), path: o.path, rejected: o.rejected, proposed: o.proposed }
     }
 

@@ -5,7 +5,7 @@
 // speak yet; VS Code samples on 2025-06-18, which is what this serves.
 #![allow(deprecated)]
 
-use memdir_core::model::{ModelRequest, Tier};
+use memdir_harness::contract::model::{ModelRequest, Tier};
 use memdir_harness::llm::{LlmError, Model};
 use rmcp::RoleServer;
 use rmcp::model::{

@@ -7,12 +7,12 @@ use super::client::Progress;
 use crate::context::{Failure, read_root};
 use crate::ops::recall::{Query, recall};
 use crate::ops::whole_tree;
-use memdir_core::prompt::Options;
-use memdir_core::scan::INDEX_FILE;
-use memdir_core::switches::TeamSync;
-use memdir_core::team::{Action, Which};
-use memdir_core::writer::{self, Save, Scope};
-use memdir_core::{Fs, MemoryType};
+use memdir_harness::contract::prompt::Options;
+use memdir_harness::contract::scan::INDEX_FILE;
+use memdir_harness::contract::switches::TeamSync;
+use memdir_harness::contract::team::{Action, Which};
+use memdir_harness::contract::writer::{self, Save, Scope};
+use memdir_harness::contract::{Fs, MemoryType};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{JsonObject, Resource, Tool, ToolAnnotations};
 use serde::Deserialize;
@@ -140,7 +140,7 @@ pub struct TeamSyncArgs {
 /// The tools, as `tools/list` shows them: the core's catalog (one name and text for every
 /// host), each with the `project` argument every call here may take, its annotations, and the
 /// schema of its structured answer. A catalog tool this server cannot answer is left out.
-pub fn list(catalog: &[memdir_core::tools::Tool]) -> Vec<Tool> {
+pub fn list(catalog: &[memdir_harness::contract::tools::Tool]) -> Vec<Tool> {
     catalog
         .iter()
         .filter_map(|entry| {
@@ -366,8 +366,10 @@ fn index(memory: &Memory) -> Result<Answer, Failure> {
         let facts = IndexAnswer { exists: false, index: String::new(), warning: None };
         return Ok(Answer::new("No memories yet: MEMORY.md does not exist.".into(), &facts));
     }
-    let loaded =
-        memory.ctx.core(read_root(dir.as_ref())?)?.load_index(&memdir_core::fs::join(&dir, INDEX_FILE))?;
+    let loaded = memory
+        .ctx
+        .core(read_root(dir.as_ref())?)?
+        .load_index(&memdir_harness::contract::fs::join(&dir, INDEX_FILE))?;
     let mut text = if loaded.text.is_empty() {
         "MEMORY.md is empty: nothing saved yet.".to_string()
     } else {
@@ -549,7 +551,7 @@ fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<Answer, Failu
     let cwd = std::path::Path::new(&memory.cwd);
     let touching: Vec<String> =
         args.touching.iter().map(|t| crate::context::absolute(&cwd.join(t))).collect::<Result<_, _>>()?;
-    let request = memdir_core::instructions::Request {
+    let request = memdir_harness::contract::instructions::Request {
         cwd: &memory.cwd,
         env: memory.ctx.env(),
         touching: &touching,
@@ -565,7 +567,7 @@ fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<Answer, Failu
         .iter()
         .flat_map(|f| f.diagnostics.iter().map(move |d| format!("note: {}: {d}\n", f.path)))
         .collect();
-    let files: String = loaded.files.iter().map(memdir_core::prompt::render_file).collect();
+    let files: String = loaded.files.iter().map(memdir_harness::contract::prompt::render_file).collect();
     let facts = InstructionsAnswer {
         files: loaded
             .files
@@ -624,7 +626,10 @@ fn workflow_model<'a>(
 }
 
 /// Progress for each model call of a workflow: "<doing> 2 of 3".
-fn per_call<'a>(progress: &'a Progress, doing: &'a str) -> impl FnMut(&memdir_core::model::ModelCall) + 'a {
+fn per_call<'a>(
+    progress: &'a Progress,
+    doing: &'a str,
+) -> impl FnMut(&memdir_harness::contract::model::ModelCall) + 'a {
     move |call| {
         let message = format!("{doing} {} of {}", call.call, call.calls);
         progress.report(call.call.saturating_sub(1), Some(call.calls), message);
@@ -678,7 +683,7 @@ fn extract(memory: &mut Memory, args: ExtractArgs, progress: &Progress) -> Resul
 
 /// The memory part of the system prompt, with the MEMORY.md step.
 pub fn system_prompt(memory: &mut Memory) -> Result<String, Failure> {
-    let request = memdir_core::instructions::Request {
+    let request = memdir_harness::contract::instructions::Request {
         cwd: &memory.cwd,
         env: memory.ctx.env(),
         touching: &[],
@@ -708,7 +713,7 @@ pub const PENDING_URI: &str = "memdir://pending";
 /// The waiting proposals as JSON, oldest first.
 pub fn read_pending(memory: &mut Memory) -> Result<String, McpError> {
     let internal = |f: Failure| McpError::internal_error(f.message, None);
-    let target = memdir_core::target::Target {
+    let target = memdir_harness::contract::target::Target {
         cwd: memory.cwd.clone(),
         env: memory.ctx.env().to_vec(),
         memory_dir: None,
@@ -727,7 +732,7 @@ pub fn resources(memory: &mut Memory) -> Result<Vec<Resource>, Failure> {
     if !std::path::Path::new(&dir).is_dir() {
         return Ok(Vec::new());
     }
-    let waiting = std::path::Path::new(&dir).join(memdir_core::pending::PENDING_DIR).is_dir();
+    let waiting = std::path::Path::new(&dir).join(memdir_harness::contract::pending::PENDING_DIR).is_dir();
     let report = memory.ctx.core(read_root(dir.as_ref())?)?.scan(&dir, memory.ctx.now_ms())?;
     let index = Resource::new(format!("{SCHEME}{INDEX_FILE}"), INDEX_FILE)
         .with_description("The index of this project's memories, one line each")
@@ -793,7 +798,8 @@ pub fn read_resource(memory: &mut Memory, path: &str) -> Result<String, McpError
             return Err(missing());
         }
     }
-    let bytes = fs.read_file(&memdir_core::fs::join(&dir, path), MAX_BYTES).map_err(|_| missing())?;
+    let bytes =
+        fs.read_file(&memdir_harness::contract::fs::join(&dir, path), MAX_BYTES).map_err(|_| missing())?;
     String::from_utf8(bytes).map_err(|_| McpError::internal_error(format!("{path} is not UTF-8 text"), None))
 }
 
@@ -829,7 +835,9 @@ mod tests {
     /// here cannot drift apart unseen.
     #[test]
     fn every_catalog_tool_is_offered_and_takes_what_its_schema_names() {
-        let catalog = memdir_core::tools::catalog();
+        use memdir_harness::Core as _;
+        let fs = memdir_harness::ConfinedFs::new();
+        let catalog = memdir_harness::ComponentRuntime::load().unwrap().core(fs).tool_catalog().unwrap();
         let tools = list(&catalog);
         assert_eq!(tools.len(), catalog.len());
         for tool in &tools {
