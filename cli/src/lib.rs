@@ -14,13 +14,35 @@ pub(crate) mod ops;
 #[doc(hidden)]
 pub use commands::setup::editors as setup_editors;
 
+/// The commands `memdir --help` lists below the daily ones: they work as ever (installed hooks
+/// and client configurations call `hook` and `mcp`), but a person rarely types them.
+const MORE_COMMANDS: &str = "\
+Agents call these (memdir setup writes them into their configuration):
+  hook          A client's lifecycle hook; reads the client's payload on stdin
+  mcp           Serve the memory to MCP clients over stdio
+
+Plumbing, for scripts and for looking inside:
+  manifest      Print the manifest of a memory directory
+  scan          List the memory files of a directory with their frontmatter and diagnostics
+  index         Print MEMORY.md exactly as the model sees it
+  path          Print the memory directory of a working directory, or a subagent's
+  instructions  List the instruction files in load order, or print them as the model sees them
+  prompt        Print the memory part of a system prompt
+  session       Manage a recall session file
+  tools         List the tools memdir offers agents, with their size
+  completions   Print the completion script for a shell
+  man           Print the man page
+
+`memdir help COMMAND` explains any of them.";
+
 /// Persistent, file-based memory for AI coding agents.
 #[derive(Debug, Parser)]
 #[command(
     name = "memdir",
     version,
-    about = "Persistent, file-based memory for AI coding agents, shared with the terminal agent",
-    long_about = None
+    about = "One memory for all your coding agents: learned as you work, kept in Markdown files you own",
+    long_about = None,
+    after_help = MORE_COMMANDS
 )]
 pub struct Cli {
     /// The time to use as "now" (RFC 3339, e.g. 2026-11-29T12:00:00Z); defaults to the clock.
@@ -35,31 +57,22 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Print the manifest of a memory directory: one line per memory, newest first (R5.3).
-    Manifest(commands::manifest::Args),
-    /// List the memory files of a directory with their frontmatter and diagnostics (R5.1).
-    Scan(commands::scan::Args),
-    /// Print MEMORY.md exactly as the model sees it, with the warning when it was cut (R6.2).
-    Index(commands::index::Args),
-    /// Print the auto-memory directory of a working directory, or a subagent's (R2, R11).
-    Path(commands::path::Args),
-    /// List the instruction files in load order, or print them as the model sees them (R3).
-    Instructions(commands::instructions::Args),
-    /// Print the memory part of a system prompt: instructions, guidance, MEMORY.md (R12.1).
-    Prompt(commands::prompt::Args),
-    /// Show which switches are on and which rule decided (R4).
+    /// Make memory automatic in the agents on this machine (Codex, Gemini CLI, Cursor, Copilot,
+    /// opencode, Claude Code, Zed, Windsurf, …), or check or undo that.
+    Setup(commands::setup::Args),
+    /// Show where this project's memory lives, what is on, and which setting decided.
     Status(commands::status::Args),
-    /// A client's lifecycle hook: the index at session start, recall at each prompt,
-    /// extraction when a turn stops (R14). Reads the client's payload on stdin.
-    Hook(commands::hook::Args),
-    /// Recall the memories worth injecting for one user request (R7, R8).
+    /// Show the memories an agent would be given for a request.
     Recall(commands::recall::Args),
-    /// Manage a recall session file (`compact` after the conversation was compacted).
-    Session(commands::session::Args),
-    /// Save a memory and its MEMORY.md line in one step (R9.1).
+    /// Save a memory and its MEMORY.md line in one step.
     Save(commands::save::SaveArgs),
     /// Remove a memory and its MEMORY.md line.
     Forget(commands::save::ForgetArgs),
+    /// Find what has drifted or gone stale: index lines without files, duplicates, broken
+    /// frontmatter, memories the code no longer bears out. Exit 1 when anything is found.
+    Check(commands::check::Args),
+    /// Walk through what check found and what waits for approval, one memory at a time.
+    Review(commands::review::Args),
     /// List the trash, or bring back a memory extraction or a dream deleted or overwrote.
     Restore(commands::save::RestoreArgs),
     /// Pause every automatic memory write for the project (extraction, hooks, the dream); recall
@@ -67,38 +80,59 @@ enum Command {
     Pause(commands::pause::PauseArgs),
     /// End a pause.
     Resume(commands::pause::ResumeArgs),
-    /// Report what has drifted: index lines without files, files without index lines,
-    /// duplicates, an index over its limits, broken frontmatter. Exit 1 when anything is found.
-    Check(commands::check::Args),
-    /// Walk what check found, one memory at a time: keep, edit or forget each; retire project
-    /// memories whose dates have passed.
-    Review(commands::review::Args),
-    /// Extract memories from a conversation with a model, in two rounds (R9.2).
-    Extract(commands::extract::Args),
-    /// Append an entry to today's daily log (R9.4).
-    Log(commands::log::LogArgs),
-    /// Fold what is new in the daily logs into topic memories with a model (R9.4).
-    Dream(commands::log::DreamArgs),
     /// Sync team memory (or, with --private, your own) through git: init, sync, status.
     Team(commands::team::Args),
+    /// Write a sample memory directory and show what an agent gets from it (try this first).
+    Demo(commands::demo::Args),
+    /// Extract memories from a conversation with a model, in two rounds.
+    Extract(commands::extract::Args),
+    /// Append an entry to today's daily log.
+    Log(commands::log::LogArgs),
+    /// Fold what is new in the daily logs into topic memories with a model.
+    Dream(commands::log::DreamArgs),
+    /// Print the manifest of a memory directory: one line per memory, newest first.
+    #[command(hide = true)]
+    Manifest(commands::manifest::Args),
+    /// List the memory files of a directory with their frontmatter and diagnostics.
+    #[command(hide = true)]
+    Scan(commands::scan::Args),
+    /// Print MEMORY.md exactly as the model sees it, with the warning when it was cut.
+    #[command(hide = true)]
+    Index(commands::index::Args),
+    /// Print the auto-memory directory of a working directory, or a subagent's.
+    #[command(hide = true)]
+    Path(commands::path::Args),
+    /// List the instruction files in load order, or print them as the model sees them.
+    #[command(hide = true)]
+    Instructions(commands::instructions::Args),
+    /// Print the memory part of a system prompt: instructions, guidance, MEMORY.md.
+    #[command(hide = true)]
+    Prompt(commands::prompt::Args),
+    /// Manage a recall session file (`compact` after the conversation was compacted).
+    #[command(hide = true)]
+    Session(commands::session::Args),
+    /// List the tools memdir offers agents (MCP and VS Code): names, descriptions, schemas.
+    #[command(hide = true)]
+    Tools(commands::tools::Args),
+    /// A client's lifecycle hook: the index at session start, recall at each prompt,
+    /// extraction when a turn stops. Reads the client's payload on stdin.
+    #[command(hide = true)]
+    Hook(commands::hook::Args),
+    /// Serve the memory to MCP clients over stdio (Zed, Claude Code, Cursor, VS Code).
+    #[command(hide = true)]
+    Mcp(commands::mcp::Args),
     /// git's merge driver for MEMORY.md: writes the union of entries to OURS (never a conflict).
     #[command(hide = true)]
     MergeIndex(commands::team::MergeArgs),
-    /// Serve the memory to MCP clients over stdio (Zed, Claude Code, Cursor, VS Code).
-    Mcp(commands::mcp::Args),
-    /// List the tools memdir offers agents (MCP and VS Code): names, descriptions, schemas.
-    Tools(commands::tools::Args),
-    /// Register `memdir mcp` with the agents on this machine (Claude Code, Cursor, VS Code, Zed,
-    /// Codex, Gemini, opencode, Windsurf), or check or remove that.
-    Setup(commands::setup::Args),
-    /// Write a sample memory directory and show what an agent gets from it.
-    Demo(commands::demo::Args),
     /// Print the completion script for a shell (bash, zsh, fish, elvish, powershell).
+    #[command(hide = true)]
     Completions(commands::release::CompletionsArgs),
     /// Print the man page (roff).
+    #[command(hide = true)]
     Man,
     /// Time scan + manifest on generated directories: component, native core and Node.
     #[cfg(feature = "bench")]
+    #[command(hide = true)]
     Bench(commands::bench::Args),
 }
 
@@ -193,6 +227,75 @@ pub fn run_with_stdin(
                 let _ = writeln!(err, "memdir: {}", failure.message);
             }
             failure.status
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every help text a person can print, the nested commands' included.
+    fn helps(mut command: clap::Command, path: String, out: &mut Vec<(String, String)>) {
+        let text = command.render_long_help().to_string();
+        out.push((path.clone(), text));
+        for sub in command.get_subcommands().cloned().collect::<Vec<_>>() {
+            let name = format!("{path} {}", sub.get_name());
+            helps(sub, name, out);
+        }
+    }
+
+    /// A requirement id (`R5.3`, `R14`) or an issue number (`issue 44`) in a text.
+    fn cites(text: &str) -> Option<String> {
+        let words: Vec<&str> = text.split(|c: char| !(c.is_alphanumeric() || c == '.')).collect();
+        for (i, word) in words.iter().enumerate() {
+            let id = word.strip_prefix('R').is_some_and(|rest| {
+                rest.trim_end_matches('.')
+                    .split('.')
+                    .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            });
+            let issue = *word == "issue" && words.get(i + 1).is_some_and(|n| n.parse::<u32>().is_ok());
+            if id || issue {
+                return Some(word.to_string());
+            }
+        }
+        None
+    }
+
+    /// Issue 47, item 2: help is for people. No text a user reads cites the SPEC or an issue.
+    #[test]
+    fn no_help_text_cites_a_requirement_or_an_issue() {
+        assert_eq!(cites("newest first (R5.3)"), Some("R5.3".into()));
+        assert_eq!(cites("see issue 44"), Some("issue".into()));
+        assert_eq!(cites("Read-only, Rust 2024"), None);
+        let mut all = Vec::new();
+        helps(Cli::command(), "memdir".into(), &mut all);
+        assert!(all.len() > 30, "{}", all.len());
+        for (path, text) in all {
+            assert_eq!(cites(&text), None, "`{path} --help` cites an id:\n{text}");
+        }
+    }
+
+    /// Issue 47, item 2: `memdir --help` lists the daily commands first; the plumbing and the
+    /// agents' entry points are listed below them, each by name, and still run.
+    #[test]
+    fn help_lists_the_daily_commands_first_and_names_every_other() {
+        let help = Cli::command().render_help().to_string();
+        let at = |word: &str| help.find(&format!("\n  {word} ")).unwrap_or_else(|| panic!("{word}: {help}"));
+        for daily in
+            ["setup", "status", "recall", "save", "forget", "check", "review", "restore", "pause", "team"]
+        {
+            assert!(at(daily) < help.find("Plumbing").unwrap(), "{daily} is listed with the daily commands");
+        }
+        assert!(at("setup") < at("status") && at("setup") < at("manifest") && at("setup") < at("hook"));
+        for sub in Cli::command().get_subcommands() {
+            let name = sub.get_name();
+            let listed = MORE_COMMANDS.contains(&format!("\n  {name} "));
+            match name {
+                // Called by git and by developers, never by a person's hand.
+                "merge-index" | "bench" => assert!(sub.is_hide_set() && !listed, "{name}"),
+                _ => assert!(sub.is_hide_set() == listed, "{name}: listed once, in one place"),
+            }
         }
     }
 }

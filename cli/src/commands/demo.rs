@@ -78,10 +78,10 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     writeln!(out, "memdir demo: a sample memory directory at {abs}")?;
     writeln!(out, "(core: {}; {} memories)", core.backend(), report.headers.len())?;
     writeln!(out)?;
-    writeln!(out, "== MEMORY.md as loaded into every system prompt (recall path A) ==")?;
+    writeln!(out, "== MEMORY.md as loaded into every system prompt ==")?;
     writeln!(out, "{}", index.text)?;
     writeln!(out)?;
-    writeln!(out, "== Manifest: what the recall selector and extraction see (R5.3) ==")?;
+    writeln!(out, "== Manifest: what the recall selector and extraction see ==")?;
     write!(out, "{manifest}")?;
     writeln!(out)?;
 
@@ -95,7 +95,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         embeddings: Some("off"),
     };
     let report = recall(ctx, &query, String::new(), None)?;
-    writeln!(out, "== Recall for {DEMO_REQUEST:?} (selector: {}, R7) ==", report.selector)?;
+    writeln!(out, "== Recall for {DEMO_REQUEST:?} (selector: {}) ==", report.selector)?;
     for attachment in &report.attachments {
         writeln!(out, "{}", attachment.text)?;
     }
@@ -121,14 +121,14 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
             scope: None,
         },
     })?;
-    writeln!(out, "== Saved {} in the agent's current shape (R9.1, R1.2) ==", saved.path)?;
+    writeln!(out, "== Saved {} in the agent's current shape ==", saved.path)?;
     let text = fs::read_to_string(dir.join(&saved.path))?;
     write!(out, "{text}")?;
     writeln!(out, "MEMORY.md gained: {}", saved.index_line)?;
     writeln!(out)?;
 
     // The links between memories, as the core resolves them.
-    writeln!(out, "== Links between memories (R1.7) ==")?;
+    writeln!(out, "== Links between memories ==")?;
     for header in writer.scan(&abs, ctx.now_ms())?.headers.iter().filter(|h| !h.links.is_empty()) {
         for link in &header.links {
             let to = link.path.as_deref().unwrap_or("not written yet");

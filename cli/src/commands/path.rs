@@ -13,7 +13,7 @@ pub struct Args {
     /// The working directory (default: the current one).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
-    /// A subagent type: print that agent's own memory directory instead (R11.1).
+    /// A subagent type: print that agent's own memory directory instead.
     #[arg(long, requires = "scope")]
     pub agent: Option<String>,
     /// The agent memory's scope: user (every project), project (checked in) or local.

@@ -15,7 +15,7 @@ pub struct Args {
     /// Teach saving without the MEMORY.md step (for hosts that do not keep the index).
     #[arg(long)]
     pub no_index_step: bool,
-    /// The user asked not to use memory for this request (R4.3).
+    /// The user asked not to use memory for this request.
     #[arg(long)]
     pub ignore_memory: bool,
 }

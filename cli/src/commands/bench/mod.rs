@@ -35,11 +35,11 @@ pub struct Args {
     #[arg(long)]
     pub keep: Option<PathBuf>,
     /// Time `check` instead: 200 memories citing 1,000 paths (and 200 symbols) in a
-    /// 10,000-file git repository (issue 14).
+    /// 10,000-file git repository.
     #[arg(long)]
     pub check: bool,
     /// The labelled set whose recall choices are measured after the timings: precision,
-    /// recall@5, requests that should select nothing, and the model shortlist (issue 17).
+    /// recall@5, requests that should select nothing, and the model shortlist.
     #[arg(long, value_name = "SET", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/offline-selector/labelled.json"))]
     pub set: PathBuf,
     /// Measure only recall's choices on the set, no timings.
@@ -56,19 +56,18 @@ pub struct Args {
     #[arg(long, default_value_t = memdir_harness::contract::switches::DEFAULT_RECALL_SHORTLIST)]
     pub shortlist: u32,
     /// Time the prompt hook instead: whole `memdir hook codex prompt` processes at 200 memories
-    /// beside `memdir manifest`, and what the hook injects on the labelled set (issue 26).
+    /// beside `memdir manifest`, and what the hook injects on the labelled set.
     #[arg(long)]
     pub hooks: bool,
     /// Time recall over every memory instead: whole `memdir recall` processes over this many
-    /// generated memories and one older than all of them, the first building the recall index
-    /// (issue 27).
+    /// generated memories and one older than all of them, the first building the recall index.
     #[arg(long, value_name = "COUNT")]
     pub recall_scale: Option<usize>,
     /// Print each labelled request's expected and selected memories.
     #[arg(long)]
     pub verbose: bool,
     /// Only list and stat every file under DIR with `std::fs`, and print how many: the native
-    /// floor a whole `memdir manifest` process is measured against (issue 45, item 6).
+    /// floor a whole `memdir manifest` process is measured against.
     #[arg(long, value_name = "DIR", hide = true)]
     pub stat_floor: Option<PathBuf>,
 }

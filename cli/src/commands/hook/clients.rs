@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 /// The clients `memdir hook` answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Client {
-    /// The terminal agent (Claude Code), which keeps its memory itself (R14.3).
+    /// The terminal agent (Claude Code), which keeps its memory itself.
     Claude,
     /// OpenAI Codex CLI.
     Codex,
@@ -37,7 +37,7 @@ pub enum Event {
     Prompt,
     /// A turn stopped: writer B over what is new, detached.
     Stop,
-    /// The conversation is about to be compacted: the recall session starts again (R8.3).
+    /// The conversation is about to be compacted: the recall session starts again.
     PreCompact,
     /// The conversation was compacted.
     PostCompact,
