@@ -24,6 +24,7 @@ mod component {
         // A core type that matches its WIT record field for field is used as it is: no conversion.
         with: {
             "memdir:memory/tools@0.3.0/tool": crate::tools::Tool,
+            "memdir:memory/tools@0.3.0/offer": crate::tools::Offer,
             "memdir:memory/types@0.3.0/git-command": crate::git::GitCommand,
             "memdir:memory/types@0.3.0/git-output": crate::git::GitOutput,
             "memdir:memory/types@0.3.0/git-call": crate::git::GitCall,
@@ -1070,6 +1071,11 @@ mod component {
         fn catalog() -> Vec<tools::Tool> {
             tools::catalog()
         }
+
+        fn offered(cwd: String, env: Vec<(String, String)>, all: bool) -> Result<tools::Offer, wit::Error> {
+            let (switches, _) = instructions::status(&HostFs, &cwd, &env).map_err(wit_error)?;
+            Ok(tools::offer(&switches, all))
+        }
     }
 }
 
@@ -1205,6 +1211,11 @@ mod table {
                 wit(hook::reset(fs, &s(0)?, session.as_deref(), &s(2)?, &env(3)?))
             }
             "tools.catalog" => json!(crate::tools::catalog()),
+            "tools.offered" => {
+                let all: bool = de(func, arg(2))?;
+                wit(instructions::status(fs, &s(0)?, &de::<Vec<(String, String)>>(func, arg(1))?)
+                    .map(|(switches, _)| crate::tools::offer(&switches, all)))
+            }
             other => return Err(format!("no exported function {other:?}")),
         };
         if args.len() > read.get() {

@@ -1,6 +1,9 @@
 //! The tool catalog: the names, descriptions and argument schemas every host that offers tools
 //! shows a model. It is data (`tools.json`), kept here so that one text serves every client.
+//! Which of them a project is offered, and what a server tells the model about them, are decided
+//! here too (issue 47, item 3): every tool's text costs the agent context in every conversation.
 
+use crate::switches::Switches;
 use serde::{Deserialize, Serialize};
 
 /// One tool, as a model is shown it (the WIT `tool`).
@@ -25,6 +28,31 @@ pub struct Tool {
     pub open_world: bool,
 }
 
+/// The tools a project is offered, and the instructions that name each (the WIT `offer`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Offer {
+    /// In the catalog's order.
+    pub tools: Vec<Tool>,
+    /// What a server tells the model at the start: one sentence for each tool offered.
+    pub instructions: String,
+}
+
+/// When a tool is offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum Offered {
+    /// In every project: what an agent uses every day.
+    Always,
+    /// Where team memory is on and its sync is not off.
+    Team,
+    /// In daily-log mode, where alone it does anything.
+    DailyLog,
+    /// Only when the person asks for every tool: maintenance that the CLI and the editor serve
+    /// people better, and that a model rarely needs.
+    Asked,
+}
+
 /// A tool as `tools.json` writes it: the schema as JSON, not yet as text.
 #[derive(Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -37,25 +65,57 @@ struct Entry {
     destructive: bool,
     idempotent: bool,
     open_world: bool,
+    offered: Offered,
+    /// The sentence the instructions say about it.
+    instruction: String,
+}
+
+/// What the instructions say before the tools' sentences.
+const INTRO: &str =
+    "memdir is this project's persistent memory, shared with the user's other agents and editors.";
+/// And after them.
+const OUTRO: &str = "Verify a memory against the code before acting on it: it is a note from the past.";
+
+fn entries() -> Vec<Entry> {
+    serde_json::from_str(include_str!("tools.json")).expect("tools.json is checked by the tests")
 }
 
 /// Every tool, in the order a client lists them.
 pub fn catalog() -> Vec<Tool> {
-    let entries: Vec<Entry> =
-        serde_json::from_str(include_str!("tools.json")).expect("tools.json is checked by the tests");
-    entries
+    entries().into_iter().map(tool).collect()
+}
+
+/// The tools a project with these switches is offered, with the instructions naming each;
+/// `all`: every tool of the catalog, as a person may ask for.
+pub fn offer(switches: &Switches, all: bool) -> Offer {
+    let team = switches.team_memory && switches.team_sync != crate::switches::TeamSync::Off;
+    let chosen: Vec<Entry> = entries()
         .into_iter()
-        .map(|e| Tool {
-            name: e.name,
-            title: e.title,
-            description: e.description,
-            input_schema: e.input_schema.to_string(),
-            read_only: e.read_only,
-            destructive: e.destructive,
-            idempotent: e.idempotent,
-            open_world: e.open_world,
+        .filter(|e| {
+            all || match e.offered {
+                Offered::Always => true,
+                Offered::Team => team,
+                Offered::DailyLog => switches.daily_log,
+                Offered::Asked => false,
+            }
         })
-        .collect()
+        .collect();
+    let sentences = chosen.iter().map(|e| e.instruction.as_str());
+    let instructions = std::iter::once(INTRO).chain(sentences).chain([OUTRO]).collect::<Vec<_>>().join(" ");
+    Offer { tools: chosen.into_iter().map(tool).collect(), instructions }
+}
+
+fn tool(e: Entry) -> Tool {
+    Tool {
+        name: e.name,
+        title: e.title,
+        description: e.description,
+        input_schema: e.input_schema.to_string(),
+        read_only: e.read_only,
+        destructive: e.destructive,
+        idempotent: e.idempotent,
+        open_world: e.open_world,
+    }
 }
 
 #[cfg(test)]
@@ -65,6 +125,70 @@ mod tests {
 
     /// Every schema is an object schema that refuses what it does not name, and everything it
     /// requires it names; names are unique, and a read-only tool destroys nothing.
+    /// Issue 47, item 3: a fresh project is offered the four everyday tools within about 1,200
+    /// tokens (4,800 bytes of text a model reads); the team's and the daily log's arrive with
+    /// their switches; every tool offered is named in the instructions, and asking gets all.
+    /// A fresh project's switches: nothing beyond auto memory on.
+    fn fresh() -> Switches {
+        Switches {
+            instructions: true,
+            bare: false,
+            auto_memory: true,
+            decided_by: crate::switches::DecidedBy::Default,
+            team_memory: false,
+            daily_log: false,
+            team_sync: crate::switches::TeamSync::default(),
+            recall_shortlist: 60,
+            memory_writes: crate::policy::WritePolicy::default(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_project_is_offered_what_it_can_use_and_told_about_each() {
+        let fresh = fresh();
+        let offer = offer(&fresh, false);
+        let names: Vec<&str> = offer.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["memory_index", "memory_recall", "memory_save", "memory_forget"]);
+        let text: usize =
+            offer.tools.iter().map(|t| t.name.len() + t.description.len() + t.input_schema.len()).sum();
+        assert!(text <= 4_000, "{text} bytes of tool text (the MCP server adds its `project` argument)");
+        let with = |team_memory, daily_log| Switches { team_memory, daily_log, ..self::fresh() };
+        let names = |s: &Switches, all| -> Vec<String> {
+            super::offer(s, all).tools.into_iter().map(|t| t.name).collect()
+        };
+        assert!(names(&with(true, false), false).contains(&"memory_team_sync".to_string()));
+        let off = Switches { team_sync: crate::switches::TeamSync::Off, ..with(true, false) };
+        assert!(
+            !names(&off, false).contains(&"memory_team_sync".to_string()),
+            "a sync that is off is not offered"
+        );
+        let logs = names(&with(false, true), false);
+        assert!(logs.contains(&"memory_log".to_string()) && logs.contains(&"memory_dream".to_string()));
+        assert_eq!(names(&fresh, true).len(), catalog().len());
+        for switches in [fresh, with(true, true)] {
+            for all in [false, true] {
+                let offer = super::offer(&switches, all);
+                for tool in &offer.tools {
+                    assert!(
+                        offer.instructions.contains(&tool.name),
+                        "{} is named: {}",
+                        tool.name,
+                        offer.instructions
+                    );
+                }
+                for tool in catalog().iter().filter(|t| !offer.tools.contains(t)) {
+                    assert!(
+                        !offer.instructions.contains(&tool.name),
+                        "{} is not offered: {}",
+                        tool.name,
+                        offer.instructions
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_catalog_is_well_formed() {
         let tools = catalog();

@@ -310,6 +310,16 @@ pub trait Core {
     fn tool_catalog(&mut self) -> Result<Vec<memdir_core::tools::Tool>> {
         plain(self, "tools.catalog", args![])
     }
+    /// The tools offered for `cwd` under its switches (every tool with `all`), and the
+    /// instructions that name them.
+    fn tools_offered(
+        &mut self,
+        cwd: &str,
+        env: &[(String, String)],
+        all: bool,
+    ) -> Result<memdir_core::tools::Offer> {
+        outcome(self, "tools.offered", args![cwd, env, all])
+    }
 }
 
 /// Calls an export that returns a plain value.

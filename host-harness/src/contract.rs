@@ -105,9 +105,9 @@ pub mod text {
 pub mod time {
     pub use memdir_core::time::iso_millis;
 }
-/// `tools`: one tool of the catalog.
+/// `tools`: one tool of the catalog, and what a project is offered.
 pub mod tools {
-    pub use memdir_core::tools::Tool;
+    pub use memdir_core::tools::{Offer, Tool};
 }
 /// `writer`: a save.
 pub mod writer {

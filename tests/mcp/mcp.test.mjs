@@ -67,10 +67,12 @@ function world() {
  * without --cwd (in `w.root`); `capabilities` and `handlers` make the client offer sampling or
  * roots.
  */
-async function connect(w, { env = {}, args = [], cwd = true, capabilities = {}, handlers = [] } = {}) {
+async function connect(w, { env = {}, args = [], cwd = true, capabilities = {}, handlers = [], allTools = true } = {}) {
   const transport = new StdioClientTransport({
     command: bin,
-    args: ["mcp", ...(cwd ? ["--cwd", w.project] : []), ...args],
+    // Every tool listed (and so every answer checked against its outputSchema), unless a test
+    // asks for the default list with `allTools: false`.
+    args: ["mcp", ...(cwd ? ["--cwd", w.project] : []), ...(allTools ? ["--all-tools"] : []), ...args],
     cwd: w.root,
     env: { PATH: process.env.PATH, HOME: w.home, ...env },
     stderr: "pipe",
@@ -154,7 +156,28 @@ test("a paused project (memdir pause) is in the server's instructions: save only
   }
 });
 
-test("tools/list: eleven tools, each described for a model with an object schema", async () => {
+test("tools/list by default: the four everyday tools within about 1,200 tokens, each named in the instructions", async () => {
+  // Issue 47, item 3: every listed tool costs the agent context in every conversation.
+  const w = world();
+  const client = await connect(w, { allTools: false });
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ["memory_index", "memory_recall", "memory_save", "memory_forget"]);
+    const text = tools.reduce((n, t) => n + t.name.length + t.description.length + JSON.stringify(t.inputSchema).length, 0);
+    assert.ok(tools.length <= 6 && text <= 4800, `${tools.length} tools, ${text} bytes of tool text`);
+    for (const tool of tools) assert.match(client.getInstructions(), new RegExp(tool.name));
+    for (const name of TOOLS.filter((n) => !tools.some((t) => t.name === n))) {
+      assert.doesNotMatch(client.getInstructions(), new RegExp(name), `${name} is not listed, so not named`);
+    }
+    // A tool left out of the list still answers a client that names it.
+    const listed = await client.callTool({ name: "memory_list", arguments: {} });
+    assert.equal(listed.isError, false, JSON.stringify(listed));
+  } finally {
+    await client.close();
+  }
+});
+
+test("tools/list with --all-tools: eleven tools, each described for a model with an object schema", async () => {
   const w = world();
   const client = await connect(w);
   try {

@@ -52,6 +52,10 @@ pub struct Args {
     /// $MEMDIR_LLM, else offline).
     #[arg(long)]
     pub llm: Option<String>,
+    /// List every tool, the maintenance ones included (check, list, extract, instructions), not
+    /// only those the project can use every day. Every tool may be called either way.
+    #[arg(long)]
+    pub all_tools: bool,
 }
 
 /// Runs the server until the client closes the connection.
@@ -62,8 +66,19 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
     }
     // Checked now, so a bad spec fails at start rather than on the first recall.
     crate::ops::recall::recall_model(ctx, args.llm.as_deref())?;
-    let instructions = instructions(ctx, &cwd);
-    let tools = tools::list(&ctx.core(memdir_harness::ConfinedFs::new())?.tool_catalog()?);
+    // What the model is shown, chosen by the core for this project's switches: each tool's text
+    // costs context in every conversation. Any tool of the catalog may still be called.
+    let offer = {
+        let mut core = ctx.core(crate::ops::whole_tree()?)?;
+        match core.tools_offered(&cwd, ctx.env(), args.all_tools) {
+            Ok(offer) => offer,
+            // A project whose settings cannot be read: the everyday tools, as for no project.
+            Err(_) => core.tools_offered("/", ctx.env(), args.all_tools)?,
+        }
+    };
+    let instructions = instructions(ctx, &cwd, offer.instructions);
+    let tools = tools::list(&offer.tools);
+    let callable = tools::list(&ctx.core(memdir_harness::ConfinedFs::new())?.tool_catalog()?);
     let (jobs, inbox) = mpsc::channel::<Job>();
     let worker_ctx = ctx.fresh();
     let spec = args.llm.clone();
@@ -109,6 +124,7 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
     let server = Server {
         instructions,
         tools,
+        callable,
         jobs,
         cwd_given: args.cwd.is_some(),
         llm_given: args.llm.is_some(),
@@ -144,7 +160,7 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
 /// The server's instructions for the project it starts in: with a pause in force (issue 28),
 /// the agent is told to save only what the user asks it to. A project that cannot be read
 /// gets the plain instructions; the tools report the problem when called.
-fn instructions(ctx: &Context, cwd: &str) -> String {
+fn instructions(ctx: &Context, cwd: &str, offered: String) -> String {
     let target = memdir_harness::contract::target::Target {
         cwd: cwd.to_string(),
         env: ctx.env().to_vec(),
@@ -155,10 +171,9 @@ fn instructions(ctx: &Context, cwd: &str) -> String {
         .ok()
         .flatten();
     match paused {
-        None => tools::INSTRUCTIONS.to_string(),
+        None => offered,
         Some(pause) => format!(
-            "{} The user has paused automatic memory for this project ({}): call memory_save only when the user asks you to remember something.",
-            tools::INSTRUCTIONS,
+            "{offered} The user has paused automatic memory for this project ({}): call memory_save only when the user asks you to remember something.",
             match pause.until_ms {
                 Some(until) => format!("until {}", memdir_harness::contract::time::iso_millis(until)),
                 None => "until they resume it".into(),
@@ -363,8 +378,10 @@ impl Memory {
 struct Server {
     /// What the client is told at `initialize`.
     instructions: String,
-    /// What `tools/list` answers: the core's catalog as this server offers it.
+    /// What `tools/list` answers: the tools the core offers this project.
     tools: Vec<rmcp::model::Tool>,
+    /// Every tool of the catalog: what a call may name.
+    callable: Vec<rmcp::model::Tool>,
     jobs: mpsc::Sender<Job>,
     /// `--cwd` was given: roots do not move the project.
     cwd_given: bool,
@@ -457,7 +474,7 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, McpError> {
         let mut arguments = request.arguments.unwrap_or_default();
         let project = tools::project(&request.name, &mut arguments)?;
-        let call = tools::Call::parse(&request.name, arguments, &self.tools)?;
+        let call = tools::Call::parse(&request.name, arguments, &self.callable)?;
         // A call that names its project needs no roots: the 2026-07-28 revision has none.
         if project.is_none() {
             self.settle_roots(&context.peer).await;

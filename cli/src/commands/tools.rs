@@ -1,30 +1,60 @@
-//! `memdir tools [--json]`: the tools memdir offers agents (through `memdir mcp` and the VS
-//! Code extension), as the core's catalog writes them.
+//! `memdir tools [--all] [--json]`: the tools memdir offers agents in a project (through `memdir
+//! mcp` and the VS Code extension), as the core's catalog writes them, and what their text costs
+//! a model's context.
 
-use crate::context::{Context, Outcome};
-use memdir_harness::ConfinedFs;
+use crate::context::{Context, Outcome, absolute};
+use crate::ops::whole_tree;
+use serde::Serialize;
 use std::io::Write;
+use std::path::PathBuf;
 
 /// Arguments of `memdir tools`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Print the catalog as JSON: each tool's name, title, description, argument schema and
-    /// hints.
+    /// The project (default: the current directory): its settings decide what is offered.
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// Every tool of the catalog, as `memdir mcp --all-tools` lists them.
+    #[arg(long)]
+    pub all: bool,
+    /// Print JSON: the tools (name, title, description, argument schema, hints), the server's
+    /// instructions, and the size of the text a model reads.
     #[arg(long)]
     pub json: bool,
 }
 
+#[derive(Serialize)]
+struct Json<'a> {
+    tools: &'a [memdir_harness::contract::tools::Tool],
+    instructions: &'a str,
+    /// Bytes of each tool's name, description and argument schema, summed.
+    text_bytes: usize,
+    /// About a quarter of that: a model's tokens.
+    approx_tokens: usize,
+}
+
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
-    let catalog = ctx.core(ConfinedFs::new())?.tool_catalog()?;
+    let cwd = absolute(&args.cwd.unwrap_or_else(|| PathBuf::from(".")))?;
+    let offer = ctx.core(whole_tree()?)?.tools_offered(&cwd, ctx.env(), args.all)?;
+    let text_bytes: usize =
+        offer.tools.iter().map(|t| t.name.len() + t.description.len() + t.input_schema.len()).sum();
+    let approx_tokens = text_bytes.div_ceil(4);
     if args.json {
-        serde_json::to_writer_pretty(&mut *out, &catalog).map_err(std::io::Error::other)?;
+        let json = Json { tools: &offer.tools, instructions: &offer.instructions, text_bytes, approx_tokens };
+        serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::other)?;
         writeln!(out)?;
         return Ok(());
     }
-    for tool in &catalog {
+    for tool in &offer.tools {
         let access = if tool.read_only { "reads" } else { "writes" };
         writeln!(out, "{:<20} {access:<6} {}", tool.name, tool.title)?;
     }
+    writeln!(
+        out,
+        "\n{} tools, {text_bytes} bytes of text a model reads (about {approx_tokens} tokens){}",
+        offer.tools.len(),
+        if args.all { "" } else { "; --all lists every tool" }
+    )?;
     Ok(())
 }

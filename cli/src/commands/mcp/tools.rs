@@ -18,15 +18,6 @@ use rmcp::model::{JsonObject, Resource, Tool, ToolAnnotations};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-/// What the server tells a client about itself at the handshake.
-pub const INSTRUCTIONS: &str = "memdir is this project's persistent memory, shared with the \
-user's other agents and editors. At the start of a task call memory_index to see what is \
-remembered; call memory_recall with the user's request to get the memories worth reading in \
-full. When the user tells you who they are, corrects you or confirms an approach, decides \
-something about the project, or points you to where something lives, call memory_save. Call \
-memory_forget when a memory turns out to be wrong. Verify a memory against the code before \
-acting on it: it is a note from the past.";
-
 /// The one prompt: the memory part of the system prompt.
 pub const PROMPT_NAME: &str = "memory";
 /// Its description.
@@ -219,10 +210,8 @@ pub enum Call {
 
 /// The argument that names the project a call is about.
 pub const PROJECT: &str = "project";
-const PROJECT_DESCRIPTION: &str = "The absolute path of the project (the folder you work in) whose memory \
-this call is about, for this call only: a folder of the project the server serves, or another project \
-where memory is already in use (never the home folder). Without it, the server's own project (the one \
-it was started for, or the client's first root).";
+const PROJECT_DESCRIPTION: &str =
+    "Absolute path of the project this call is about (default: the one the server serves).";
 
 /// The `project` argument of a call, taken out of `args` (the tools' own arguments stay): an
 /// absolute path to a folder, or a protocol error that says what to send.
