@@ -124,7 +124,7 @@ function noticeTwoMemories(context: vscode.ExtensionContext): void {
   const off = "Turn Off Copilot Memory";
   vscode.window
     .showInformationMessage(
-      "Two memory systems are active: memdir and Copilot's own memory. Agents may save a fact to either, and each recalls only its own. To keep one memory that every agent shares, turn off Copilot's; to keep Copilot's, turn off memdir.autoMemory.",
+      "Two memory systems are active: memdir and Copilot's own memory. Agents may save a fact to either, and each recalls only its own. To keep one memory that every agent shares, turn off Copilot's; to keep Copilot's, set autoMemoryEnabled to false in ~/.claude/settings.json.",
       off,
       "Keep Both",
     )
@@ -195,7 +195,7 @@ function registerTeamSync(workspace: Workspace, log: vscode.LogOutputChannel, ch
       return;
     }
     if (workspace.teamSync() === "off") {
-      vscode.window.showWarningMessage("memdir: team sync is off (the memdir.teamSync setting)");
+      vscode.window.showWarningMessage("memdir: team sync is off (teamSync in ~/.claude/settings.json)");
       return;
     }
     try {

@@ -12,19 +12,14 @@ import type { CheckReport, Embed, OpReport, Env, MemoryHeader, MemoryLocation, M
 export const TYPES = ["user", "feedback", "project", "reference"] as const;
 export type MemoryType = (typeof TYPES)[number];
 
-/** The environment the core sees: the user's, overridden by the extension's settings. */
+/**
+ * The environment the core sees: the user's. The memory switches (auto memory, team memory, the
+ * daily log, team sync) are the shared settings files' and their variables, as for every other
+ * agent (issue 47: one spelling per switch); the editor adds only where its memory lives.
+ */
 export function coreEnv(): Env {
   const env = new Map<string, string>(baseEnv());
   const config = vscode.workspace.getConfiguration("memdir");
-  const flag = (key: string, name: string, invert = false) => {
-    const value = config.get<boolean | null>(key);
-    if (typeof value === "boolean") env.set(name, value !== invert ? "1" : "0");
-  };
-  flag("autoMemory", "CLAUDE_CODE_DISABLE_AUTO_MEMORY", true);
-  flag("dailyLog", "MEMDIR_DAILY_LOG");
-  flag("teamMemory", "MEMDIR_TEAM_MEMORY");
-  const teamSync = config.get<string>("teamSync");
-  if (teamSync) env.set("MEMDIR_TEAM_SYNC", teamSync);
   const configDir = config.get<string>("configDirectory");
   if (configDir) env.set("CLAUDE_CONFIG_DIR", configDir.replace(/^~(?=\/|$)/, os.homedir()));
   // Restricted Mode: no instruction file of this workspace (nor any other) reaches a model (R4.1).
