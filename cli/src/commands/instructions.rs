@@ -1,6 +1,7 @@
 //! `memdir instructions`: the instruction files in load order (R3).
 
 use crate::context::{Context, Failure, Outcome};
+use crate::ops::index::rebuild_missing_index;
 use crate::ops::instructions::{LoadArgs, warn};
 use crate::ops::whole_tree;
 use serde::Serialize;
@@ -45,6 +46,9 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         let file = ctx.core(fs)?.approve_external(resolved.request(ctx.env()).cwd, ctx.env())?;
         writeln!(err, "memdir: imports from outside this project are approved ({file})")?;
     }
+    // As the terminal agent does when it loads memory: a missing MEMORY.md is written from the
+    // memory files first, then listed with the rest (issue 47, item 5), as `memdir prompt` shows it.
+    rebuild_missing_index(ctx, resolved.request(ctx.env()).cwd, err)?;
     let loaded = ctx.core(whole_tree()?)?.load_instructions(&resolved.request(ctx.env()))?;
     warn(&loaded, err)?;
     if args.json {
