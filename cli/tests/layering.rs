@@ -7,6 +7,8 @@
 //! module of the crate it names. Naming the crate root (which declares every module) is no
 //! layer; a parent and a child that name each other are a circle like any other.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -26,6 +28,35 @@ fn no_crate_has_an_import_circle() {
         "import circles (break each by moving what both need lower):\n{}",
         found.join("\n")
     );
+}
+
+/// Issue 45, item 3: the core stands in wings, each importing only wings on the floors below
+/// it: base, then format, then context, then retrieval and writers, then sync, hygiene and
+/// agents (and `exports.rs`, the glue, over all of them). A module may import its own wing.
+#[test]
+fn the_cores_wings_import_only_the_wings_below_them() {
+    const FLOORS: [&[&str]; 5] =
+        [&["base"], &["format"], &["context"], &["retrieval", "writers"], &["sync", "hygiene", "agents"]];
+    let floor = |module: &str| {
+        let wing = module.split("::").next().unwrap();
+        FLOORS.iter().position(|f| f.contains(&wing)).map(|n| (wing.to_string(), n))
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let graph = imports(&root.join("guest/src"));
+    let mut wings = BTreeSet::new();
+    let mut upward = Vec::new();
+    for (from, targets) in &graph {
+        let Some((from_wing, from_floor)) = floor(from) else { continue };
+        wings.insert(from_wing.clone());
+        for to in targets {
+            let (to_wing, to_floor) = floor(to).unwrap_or_else(|| panic!("{from} imports {to}, in no wing"));
+            if to_wing != from_wing && to_floor >= from_floor {
+                upward.push(format!("{from} -> {to}"));
+            }
+        }
+    }
+    assert_eq!(wings.len(), 8, "{wings:?}");
+    assert!(upward.is_empty(), "imports of a wing on the same floor or above:\n{}", upward.join("\n"));
 }
 
 /// Issue 45, item 3: outside the core, Rust reaches it through the host library's API only
@@ -102,16 +133,7 @@ fn imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
 }
 
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(rust_files(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
-    files
+    common::source_files(dir, &["rs"])
 }
 
 /// `commands/hook.rs` and `commands/hook/mod.rs` are `commands::hook`; `lib.rs` and `main.rs` the

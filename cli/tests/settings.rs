@@ -2,6 +2,8 @@
 //! code reads (the Rust crates, the JS packages, the editor extension) is named in
 //! `docs/settings.md`, and the one test-only switch is read only in builds that ask for it.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 const SOURCES: [&str; 6] = [
@@ -14,16 +16,7 @@ const SOURCES: [&str; 6] = [
 ];
 
 fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(files(&path));
-        } else if path.extension().is_some_and(|e| e == "rs" || e == "ts") {
-            out.push(path);
-        }
-    }
-    out
+    common::source_files(dir, &["rs", "ts"])
 }
 
 /// The quoted `MEMDIR_…` and `CLAUDE_…` names in a source text.

@@ -9,13 +9,15 @@
 #[allow(unsafe_code, missing_docs)]
 mod component {
 
-    use crate::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
-    use crate::model::{ModelCall, Reply, Step};
-    use crate::target::Target;
+    use crate::base::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
+    use crate::base::model::{ModelCall, Reply, Step};
+    use crate::context::target::Target;
     use crate::{
-        apply, approval, budget, check, dailylog, dream, evidence, extract, freshness, hook, index,
-        instructions, manifest, model, paths, pause, pending, plan, policy, prompt, recall, scan, switches,
-        team, tools, trash, writer,
+        agents::hook, agents::tools, base::model, context::approval, context::instructions, context::paths,
+        context::plan, context::policy, context::prompt, context::switches, format::evidence,
+        format::freshness, format::index, format::manifest, format::scan, hygiene::check, retrieval::budget,
+        retrieval::recall, sync::team, writers::apply, writers::dailylog, writers::dream, writers::extract,
+        writers::pause, writers::pending, writers::trash, writers::writer,
     };
 
     wit_bindgen::generate!({
@@ -23,18 +25,18 @@ mod component {
         world: "memory-core",
         // A core type that matches its WIT record field for field is used as it is: no conversion.
         with: {
-            "memdir:memory/tools@0.3.0/tool": crate::tools::Tool,
-            "memdir:memory/tools@0.3.0/offer": crate::tools::Offer,
-            "memdir:memory/types@0.3.0/git-command": crate::git::GitCommand,
-            "memdir:memory/types@0.3.0/git-output": crate::git::GitOutput,
-            "memdir:memory/types@0.3.0/git-call": crate::git::GitCall,
-            "memdir:memory/paths@0.3.0/grant": crate::plan::Grant,
-            "memdir:memory/hook@0.3.0/prompt-event": crate::hook::PromptEvent,
-            "memdir:memory/hook@0.3.0/injected": crate::hook::Injected,
-            "memdir:memory/hook@0.3.0/start-event": crate::hook::StartEvent,
-            "memdir:memory/hook@0.3.0/started": crate::hook::Started,
-            "memdir:memory/hook@0.3.0/stop-event": crate::hook::StopEvent,
-            "memdir:memory/hook@0.3.0/job": crate::hook::Job,
+            "memdir:memory/tools@0.3.0/tool": crate::agents::tools::Tool,
+            "memdir:memory/tools@0.3.0/offer": crate::agents::tools::Offer,
+            "memdir:memory/types@0.3.0/git-command": crate::base::git::GitCommand,
+            "memdir:memory/types@0.3.0/git-output": crate::base::git::GitOutput,
+            "memdir:memory/types@0.3.0/git-call": crate::base::git::GitCall,
+            "memdir:memory/paths@0.3.0/grant": crate::context::plan::Grant,
+            "memdir:memory/hook@0.3.0/prompt-event": crate::agents::hook::PromptEvent,
+            "memdir:memory/hook@0.3.0/injected": crate::agents::hook::Injected,
+            "memdir:memory/hook@0.3.0/start-event": crate::agents::hook::StartEvent,
+            "memdir:memory/hook@0.3.0/started": crate::agents::hook::Started,
+            "memdir:memory/hook@0.3.0/stop-event": crate::agents::hook::StopEvent,
+            "memdir:memory/hook@0.3.0/job": crate::agents::hook::Job,
         },
     });
 
@@ -135,29 +137,29 @@ mod component {
         }
     }
 
-    fn wit_error(e: crate::Error) -> wit::Error {
+    fn wit_error(e: crate::base::error::Error) -> wit::Error {
         match e {
-            crate::Error::Fs(e) => wit::Error::Fs(wit_fs_error(e)),
-            crate::Error::InvalidInput(m) => wit::Error::InvalidInput(m),
-            crate::Error::Other(m) => wit::Error::Other(m),
+            crate::base::error::Error::Fs(e) => wit::Error::Fs(wit_fs_error(e)),
+            crate::base::error::Error::InvalidInput(m) => wit::Error::InvalidInput(m),
+            crate::base::error::Error::Other(m) => wit::Error::Other(m),
         }
     }
 
-    fn wit_type(t: crate::MemoryType) -> wit::MemoryType {
+    fn wit_type(t: crate::format::memory_type::MemoryType) -> wit::MemoryType {
         match t {
-            crate::MemoryType::User => wit::MemoryType::User,
-            crate::MemoryType::Feedback => wit::MemoryType::Feedback,
-            crate::MemoryType::Project => wit::MemoryType::Project,
-            crate::MemoryType::Reference => wit::MemoryType::Reference,
+            crate::format::memory_type::MemoryType::User => wit::MemoryType::User,
+            crate::format::memory_type::MemoryType::Feedback => wit::MemoryType::Feedback,
+            crate::format::memory_type::MemoryType::Project => wit::MemoryType::Project,
+            crate::format::memory_type::MemoryType::Reference => wit::MemoryType::Reference,
         }
     }
 
-    fn core_type(t: wit::MemoryType) -> crate::MemoryType {
+    fn core_type(t: wit::MemoryType) -> crate::format::memory_type::MemoryType {
         match t {
-            wit::MemoryType::User => crate::MemoryType::User,
-            wit::MemoryType::Feedback => crate::MemoryType::Feedback,
-            wit::MemoryType::Project => crate::MemoryType::Project,
-            wit::MemoryType::Reference => crate::MemoryType::Reference,
+            wit::MemoryType::User => crate::format::memory_type::MemoryType::User,
+            wit::MemoryType::Feedback => crate::format::memory_type::MemoryType::Feedback,
+            wit::MemoryType::Project => crate::format::memory_type::MemoryType::Project,
+            wit::MemoryType::Reference => crate::format::memory_type::MemoryType::Reference,
         }
     }
 
@@ -192,7 +194,11 @@ mod component {
                 text: h.freshness.text,
                 stale: h.freshness.stale,
             },
-            links: h.links.into_iter().map(|l| crate::links::Link { name: l.name, path: l.path }).collect(),
+            links: h
+                .links
+                .into_iter()
+                .map(|l| crate::format::links::Link { name: l.name, path: l.path })
+                .collect(),
             backlinks: h.backlinks,
         }
     }
@@ -216,6 +222,39 @@ mod component {
 
     fn saturate(n: usize) -> u32 {
         u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
+    /// A model workflow's step as its WIT variant (recall, extraction, the dream, the prompt
+    /// hook): the model call to make, the texts to embed (only where the variant has `embed`),
+    /// or the result through `$done`. The four variants are one shape; this is their one glue.
+    macro_rules! model_step {
+        ($variant:ty, $step:expr, $done:expr) => {
+            match $step {
+                Step::Ask(call) => <$variant>::Ask(wit_call(call)),
+                Step::Embed(_) => unreachable!("only recall and the prompt hook ask for vectors"),
+                Step::Done(r) => <$variant>::Done($done(r)),
+            }
+        };
+        ($variant:ty, $step:expr, $done:expr, embeds) => {
+            match $step {
+                Step::Ask(call) => <$variant>::Ask(wit_call(call)),
+                Step::Embed(c) => {
+                    <$variant>::Embed(ex::model::EmbedCall { texts: c.texts, state: c.state, call: c.call })
+                }
+                Step::Done(r) => <$variant>::Done($done(r)),
+            }
+        };
+    }
+
+    /// A git workflow's step as its WIT variant (check, team sync): the command to run, or the
+    /// result through `$done`.
+    macro_rules! git_step {
+        ($variant:ty, $step:expr, $done:expr) => {
+            match $step {
+                crate::base::git::GitStep::Run(call) => <$variant>::Run(call),
+                crate::base::git::GitStep::Done(r) => <$variant>::Done($done(r)),
+            }
+        };
     }
 
     /// The exported component.
@@ -409,7 +448,7 @@ mod component {
     /// Runs `f` on the core's view of a WIT load request.
     fn with_request<T>(
         r: ex::instructions::LoadRequest,
-        f: impl FnOnce(&instructions::Request<'_>) -> crate::Result<T>,
+        f: impl FnOnce(&instructions::Request<'_>) -> crate::base::error::Result<T>,
     ) -> Result<T, wit::Error> {
         let request =
             instructions::Request { cwd: &r.cwd, env: &r.env, touching: &r.touching, add_dirs: &r.add_dirs };
@@ -539,19 +578,12 @@ mod component {
     }
 
     fn wit_recall_step(step: Step<recall::RecallResult>) -> ex::recall::RecallStep {
+        model_step!(ex::recall::RecallStep, step, wit_recall_result, embeds)
+    }
+
+    fn wit_recall_result(r: recall::RecallResult) -> ex::recall::RecallResult {
         use ex::recall::SkipReason as W;
-        let r = match step {
-            Step::Ask(call) => return ex::recall::RecallStep::Ask(wit_call(call)),
-            Step::Embed(c) => {
-                return ex::recall::RecallStep::Embed(ex::model::EmbedCall {
-                    texts: c.texts,
-                    state: c.state,
-                    call: c.call,
-                });
-            }
-            Step::Done(r) => r,
-        };
-        ex::recall::RecallStep::Done(ex::recall::RecallResult {
+        ex::recall::RecallResult {
             skipped: r.skipped.map(|s| match s {
                 recall::Skip::SingleWord => W::SingleWord,
                 recall::Skip::Disabled => W::Disabled,
@@ -582,7 +614,7 @@ mod component {
             session: r.session,
             turn_bytes: r.turn_bytes,
             session_bytes: r.session_bytes,
-        })
+        }
     }
 
     impl ex::check::Guest for Component {
@@ -594,16 +626,16 @@ mod component {
             check::start(&HostFs, &core_target(target), now_ms).map(check_step).map_err(wit_error)
         }
 
-        fn resume(state: String, output: crate::git::GitOutput) -> Result<ex::check::CheckStep, wit::Error> {
+        fn resume(
+            state: String,
+            output: crate::base::git::GitOutput,
+        ) -> Result<ex::check::CheckStep, wit::Error> {
             check::resume(&HostFs, &state, output).map(check_step).map_err(wit_error)
         }
     }
 
     fn check_step(step: check::CheckStep) -> ex::check::CheckStep {
-        match step {
-            check::CheckStep::Run(call) => ex::check::CheckStep::Run(call),
-            check::CheckStep::Done(report) => ex::check::CheckStep::Done(wit_check_report(report)),
-        }
+        git_step!(ex::check::CheckStep, step, wit_check_report)
     }
 
     fn wit_check_report(report: check::CheckReport) -> ex::check::CheckReport {
@@ -857,13 +889,12 @@ mod component {
     }
 
     fn wit_extract_step(step: Step<extract::ExtractResult>) -> ex::extract::ExtractStep {
+        model_step!(ex::extract::ExtractStep, step, wit_extract_result)
+    }
+
+    fn wit_extract_result(r: extract::ExtractResult) -> ex::extract::ExtractResult {
         use ex::extract::SkipReason as W;
-        let r = match step {
-            Step::Ask(call) => return ex::extract::ExtractStep::Ask(wit_call(call)),
-            Step::Embed(_) => unreachable!("only recall asks for vectors"),
-            Step::Done(r) => r,
-        };
-        ex::extract::ExtractStep::Done(ex::extract::ExtractResult {
+        ex::extract::ExtractResult {
             skipped: r.skipped.map(|s| match s {
                 extract::Skip::Subagent => W::Subagent,
                 extract::Skip::Disabled => W::Disabled,
@@ -875,7 +906,7 @@ mod component {
             read: r.read,
             operations: r.operations.into_iter().map(wit_op).collect(),
             diagnostics: r.diagnostics,
-        })
+        }
     }
 
     impl ex::daily_log::Guest for Component {
@@ -906,16 +937,12 @@ mod component {
     }
 
     fn wit_dream_step(step: Step<dream::DreamResult>) -> ex::dream::DreamStep {
-        match step {
-            Step::Ask(call) => ex::dream::DreamStep::Ask(wit_call(call)),
-            Step::Embed(_) => unreachable!("only recall asks for vectors"),
-            Step::Done(r) => ex::dream::DreamStep::Done(ex::dream::DreamResult {
-                chunks: r.chunks,
-                committed: r.committed,
-                operations: r.operations.into_iter().map(wit_op).collect(),
-                diagnostics: r.diagnostics,
-            }),
-        }
+        model_step!(ex::dream::DreamStep, step, |r: dream::DreamResult| ex::dream::DreamResult {
+            chunks: r.chunks,
+            committed: r.committed,
+            operations: r.operations.into_iter().map(wit_op).collect(),
+            diagnostics: r.diagnostics,
+        })
     }
 
     export!(Component);
@@ -982,15 +1009,7 @@ mod component {
     }
 
     fn wit_prompt_step(step: Step<hook::Injected>) -> ex::hook::PromptStep {
-        match step {
-            Step::Ask(call) => ex::hook::PromptStep::Ask(wit_call(call)),
-            Step::Embed(c) => ex::hook::PromptStep::Embed(ex::model::EmbedCall {
-                texts: c.texts,
-                state: c.state,
-                call: c.call,
-            }),
-            Step::Done(injected) => ex::hook::PromptStep::Done(injected),
-        }
+        model_step!(ex::hook::PromptStep, step, std::convert::identity, embeds)
     }
 
     fn hook_cap(cap_bytes: Option<u32>) -> usize {
@@ -1028,7 +1047,10 @@ mod component {
             team::start(&HostFs, input).map(team_step).map_err(wit_error)
         }
 
-        fn resume(state: String, output: crate::git::GitOutput) -> Result<ex::team::TeamStep, wit::Error> {
+        fn resume(
+            state: String,
+            output: crate::base::git::GitOutput,
+        ) -> Result<ex::team::TeamStep, wit::Error> {
             team::resume(&HostFs, &state, output).map(team_step).map_err(wit_error)
         }
 
@@ -1038,32 +1060,33 @@ mod component {
     }
 
     fn team_step(step: team::TeamStep) -> ex::team::TeamStep {
+        git_step!(ex::team::TeamStep, step, wit_team_report)
+    }
+
+    fn wit_team_report(r: team::Report) -> ex::team::TeamReport {
         use ex::team as t;
-        match step {
-            team::TeamStep::Run(call) => t::TeamStep::Run(call),
-            team::TeamStep::Done(r) => t::TeamStep::Done(t::TeamReport {
-                dir: r.dir,
-                remote: r.remote,
-                branch: r.branch,
-                skipped: r.skipped.map(|s| match s {
-                    team::Skip::SyncedRecently(ago_ms) => t::SkipReason::SyncedRecently(ago_ms),
-                }),
-                committed: r.committed,
-                added: r.added,
-                changed: r.changed,
-                removed: r.removed,
-                received: r.received,
-                conflicts: r
-                    .conflicts
-                    .into_iter()
-                    .map(|c| t::Conflict { path: c.path, kept_as: c.kept_as, message: c.message })
-                    .collect(),
-                pushed: r.pushed,
-                ahead: r.ahead,
-                behind: r.behind,
-                dirty: r.dirty,
-                last_sync_ms: r.last_sync_ms,
+        t::TeamReport {
+            dir: r.dir,
+            remote: r.remote,
+            branch: r.branch,
+            skipped: r.skipped.map(|s| match s {
+                team::Skip::SyncedRecently(ago_ms) => t::SkipReason::SyncedRecently(ago_ms),
             }),
+            committed: r.committed,
+            added: r.added,
+            changed: r.changed,
+            removed: r.removed,
+            received: r.received,
+            conflicts: r
+                .conflicts
+                .into_iter()
+                .map(|c| t::Conflict { path: c.path, kept_as: c.kept_as, message: c.message })
+                .collect(),
+            pushed: r.pushed,
+            ahead: r.ahead,
+            behind: r.behind,
+            dirty: r.dirty,
+            last_sync_ms: r.last_sync_ms,
         }
     }
 
@@ -1085,16 +1108,18 @@ pub use table::call;
 // The native side: each export over its JSON form.
 #[cfg(not(target_arch = "wasm32"))]
 mod table {
-    use crate::budget::LIMITS;
-    use crate::instructions::Request;
-    use crate::prompt::Options;
-    use crate::recall::Attachment;
-    use crate::scan::MemoryHeader;
-    use crate::target::Target;
-    use crate::writer::{Memory, Save, Scope};
+    use crate::context::instructions::Request;
+    use crate::context::prompt::Options;
+    use crate::context::target::Target;
+    use crate::format::scan::MemoryHeader;
+    use crate::retrieval::budget::LIMITS;
+    use crate::retrieval::recall::Attachment;
+    use crate::writers::writer::{Memory, Save, Scope};
     use crate::{
-        Fs, MemoryType, apply, budget, dailylog, dream, extract, hook, index, instructions, manifest, paths,
-        pause, pending, prompt, recall, scan, team, trash, writer,
+        agents::hook, base::fs::Fs, context::instructions, context::paths, context::prompt, format::index,
+        format::manifest, format::memory_type::MemoryType, format::scan, retrieval::budget,
+        retrieval::recall, sync::team, writers::apply, writers::dailylog, writers::dream, writers::extract,
+        writers::pause, writers::pending, writers::trash, writers::writer,
     };
     use serde::de::DeserializeOwned;
     use serde::{Deserialize, Serialize};
@@ -1117,7 +1142,7 @@ mod table {
         ) -> std::result::Result<T, String> {
             serde_json::from_value(v?).map_err(|e| format!("{func}: {e}"))
         }
-        fn wit<T: Serialize>(r: crate::Result<T>) -> Value {
+        fn wit<T: Serialize>(r: crate::base::error::Result<T>) -> Value {
             match r {
                 Ok(v) => json!({"tag": "ok", "val": v}),
                 Err(e) => json!({"tag": "err", "val": e}),
@@ -1134,7 +1159,7 @@ mod table {
             "index.truncate" => json!(index::truncate(&s(0)?)),
             "paths.slug" => json!(paths::slug(&s(0)?)),
             "paths.locate" => wit(paths::memory_location(fs, &s(0)?, &env(1)?)),
-            "paths.plan" => wit(crate::plan::plan(fs, de(func, arg(0))?, &de(func, arg(1))?)),
+            "paths.plan" => wit(crate::context::plan::plan(fs, de(func, arg(0))?, &de(func, arg(1))?)),
             "paths.agent-dir" => {
                 wit(paths::agent_memory_dir(fs, &s(0)?, &env(1)?, &s(2)?, de(func, arg(3))?))
             }
@@ -1154,7 +1179,7 @@ mod table {
                 }
             }
             "instructions.guidance" => json!(prompt::guidance(&s(0)?, de(func, arg(1))?)),
-            "instructions.approve-external" => wit(crate::approval::approve(fs, &s(0)?, &env(1)?)),
+            "instructions.approve-external" => wit(crate::context::approval::approve(fs, &s(0)?, &env(1)?)),
             "instructions.status" => wit(instructions::status(fs, &s(0)?, &env(1)?)
                 .map(|(switches, location)| json!({"switches": switches, "location": location}))),
             "recall.start" => wit(recall::start(fs, &de(func, arg(0))?)),
@@ -1164,9 +1189,9 @@ mod table {
                 wit(writer::save(fs, &Save { target: &r.target, memory: r.memory() }))
             }
             "writer.forget" => wit(writer::forget(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
-            "check.fix" => wit(crate::check::fix(fs, &de(func, arg(0))?, de(func, arg(1))?)),
-            "check.start" => wit(crate::check::start(fs, &de(func, arg(0))?, de(func, arg(1))?)),
-            "check.resume" => wit(crate::check::resume(fs, &s(0)?, de(func, arg(1))?)),
+            "check.fix" => wit(crate::hygiene::check::fix(fs, &de(func, arg(0))?, de(func, arg(1))?)),
+            "check.start" => wit(crate::hygiene::check::start(fs, &de(func, arg(0))?, de(func, arg(1))?)),
+            "check.resume" => wit(crate::hygiene::check::resume(fs, &s(0)?, de(func, arg(1))?)),
             "writer.rebuild-index" => wit(writer::rebuild_index(fs, &de(func, arg(0))?, de(func, arg(1))?)),
             "writer.trash" => wit(trash::list_for(fs, &de(func, arg(0))?)),
             "writer.restore" => wit(trash::restore_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
@@ -1181,7 +1206,7 @@ mod table {
             "writer.resume" => wit(pause::resume_for(fs, &de(func, arg(0))?, de(func, arg(1))?)),
             "writer.paused" => wit(pause::state_for(fs, &de(func, arg(0))?, de(func, arg(1))?)),
             "extract.parse-transcript" => {
-                wit(extract::parse_transcript(&s(0)?).map_err(crate::Error::InvalidInput))
+                wit(extract::parse_transcript(&s(0)?).map_err(crate::base::error::Error::InvalidInput))
             }
             "extract.start" => wit(extract::start(fs, &de(func, arg(0))?)),
             "extract.resume" => wit(extract::resume(fs, &s(0)?, de(func, arg(1))?)),
@@ -1210,11 +1235,11 @@ mod table {
                 let session: Option<String> = de(func, arg(1))?;
                 wit(hook::reset(fs, &s(0)?, session.as_deref(), &s(2)?, &env(3)?))
             }
-            "tools.catalog" => json!(crate::tools::catalog()),
+            "tools.catalog" => json!(crate::agents::tools::catalog()),
             "tools.offered" => {
                 let all: bool = de(func, arg(2))?;
                 wit(instructions::status(fs, &s(0)?, &de::<Vec<(String, String)>>(func, arg(1))?)
-                    .map(|(switches, _)| crate::tools::offer(&switches, all)))
+                    .map(|(switches, _)| crate::agents::tools::offer(&switches, all)))
             }
             other => return Err(format!("no exported function {other:?}")),
         };

@@ -27,60 +27,32 @@
 //! );
 //! ```
 
-pub mod apply;
-pub mod approval;
-pub mod budget;
-pub mod check;
-pub mod conflict;
-pub mod dailylog;
-pub mod dates;
-pub mod dream;
-pub mod embeddings;
-pub mod error;
-pub mod evidence;
-pub mod extract;
-pub mod fnv;
-pub mod freshness;
-pub mod frontmatter;
-pub mod fs;
-pub mod git;
-pub mod glob;
-pub mod hook;
-pub mod index;
-pub mod instructions;
-pub mod journal;
-pub mod links;
-pub mod manifest;
-pub mod memory_path;
-pub mod memory_type;
-pub mod model;
-pub mod paths;
-pub mod pause;
-pub mod pending;
-pub mod plan;
-pub mod policy;
-pub mod prompt;
-pub mod recall;
-pub mod recall_index;
-pub mod reserved;
-pub mod scan;
-pub mod scope;
-pub mod secrets;
-pub mod select;
-pub mod similar;
-pub mod switches;
-pub mod target;
-pub mod team;
-pub mod text;
-pub mod time;
-pub mod tools;
-pub mod trash;
-pub mod wrapper;
-pub mod writer;
-pub mod yaml;
+// The core in wings (issue 45, item 3), each layer importing only those before it:
+// base < format < context < retrieval, writers < sync, hygiene, agents < exports.
+mod agents;
+mod base;
+mod context;
+mod format;
+mod hygiene;
+mod retrieval;
+mod sync;
+mod writers;
 
 pub mod exports;
 
-pub use error::{Error, Result};
-pub use fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
-pub use memory_type::MemoryType;
+// What a host reaches: the modules the contract's types and the native table's functions live
+// in (the host library, its tests), and four the fuzz targets read. The rest is the core's own:
+// approval, conflict, dailylog, dates, embeddings, error, fnv, freshness, journal, memory_path,
+// memory_type, recall_index, reserved, similar, yaml (their types are re-exported below).
+pub use agents::{hook, tools};
+pub use base::{fs, git, glob, model, secrets, text, time};
+pub use context::{instructions, paths, plan, policy, prompt, scope, switches, target};
+pub use format::{evidence, frontmatter, index, links, manifest, scan, wrapper};
+pub use hygiene::check;
+pub use retrieval::{budget, recall, select};
+pub use sync::team;
+pub use writers::{apply, dream, extract, pause, pending, trash, writer};
+
+pub use base::error::{Error, Result};
+pub use base::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};
+pub use format::memory_type::MemoryType;

@@ -84,3 +84,18 @@ impl Fs for FaultyFs {
         self.inner.unlock(path)
     }
 }
+
+/// Every file below `dir` whose extension is one of `extensions`: the repository guards
+/// (layering, settings) read the sources as text.
+pub fn source_files(dir: &std::path::Path, extensions: &[&str]) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(source_files(&path, extensions));
+        } else if path.extension().is_some_and(|e| extensions.iter().any(|x| e == *x)) {
+            files.push(path);
+        }
+    }
+    files
+}

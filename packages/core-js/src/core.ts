@@ -191,7 +191,7 @@ export class CoreError extends Error {
 /** The core trapped; the instance was dropped and the next call gets a new one. */
 export class CoreTrap extends Error {}
 
-// The core's wording (`FsError` in guest/src/fs.rs), which the WIT error does not carry;
+// The core's wording (`FsError` in guest/src/base/fs.rs), which the WIT error does not carry;
 // cli/tests/harness.rs (`every_host_words_filesystem_errors_alike`) holds this copy to it.
 const FS_MESSAGES: Record<string, string> = {
   "not-found": "not found",

@@ -36,7 +36,7 @@ const TEAM_SYNC: &str = "memory_team_sync";
 const DREAM: &str = "memory_dream";
 const EXTRACT: &str = "memory_extract";
 
-// The tools' arguments as the catalog's schemas name them (`guest/src/tools.json`, where each
+// The tools' arguments as the catalog's schemas name them (`guest/src/agents/tools.json`, where each
 // is described for the model); a field the schema does not name is refused.
 
 /// Tools that take no arguments.

@@ -1,0 +1,4 @@
+//! What agents meet: the hook events and the tool catalog.
+
+pub mod hook;
+pub mod tools;

@@ -1,0 +1,3 @@
+//! Memory synced through git: team memory and the user's own between machines.
+
+pub mod team;

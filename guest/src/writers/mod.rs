@@ -1,0 +1,12 @@
+//! Everything that changes memory: the writer and its journal and trash, a model's operations
+//! (extraction, the dream, the daily log), the review queue and pauses.
+
+pub mod apply;
+pub mod dailylog;
+pub mod dream;
+pub mod extract;
+pub mod journal;
+pub mod pause;
+pub mod pending;
+pub mod trash;
+pub mod writer;
