@@ -240,6 +240,17 @@ impl From<std::io::Error> for Failure {
 /// Outcome of a command body.
 pub type Outcome = Result<(), Failure>;
 
+/// A command-line value that is one of a core enum's `all`, by the core's name for each: the
+/// possible values and their spelling come from the core, with no mirror enum here.
+pub fn core_choice<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(all.iter().map(|v| name(*v)))
+        .map(move |chosen| *all.iter().find(|v| name(**v) == chosen).expect("a possible value"))
+}
+
 /// An absolute, `/`-separated form of a path given on the command line.
 pub fn absolute(path: &std::path::Path) -> Result<String, Failure> {
     let abs: PathBuf =

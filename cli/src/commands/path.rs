@@ -1,6 +1,6 @@
 //! `memdir path [--cwd DIR] [--agent TYPE --scope SCOPE]`: where memories live.
 
-use crate::context::{Context, Outcome, absolute};
+use crate::context::{Context, Outcome, absolute, core_choice};
 use crate::ops::whole_tree;
 use memdir_harness::contract::paths::AgentScope;
 use serde::Serialize;
@@ -17,22 +17,11 @@ pub struct Args {
     #[arg(long, requires = "scope")]
     pub agent: Option<String>,
     /// The agent memory's scope: user (every project), project (checked in) or local.
-    #[arg(long, value_enum, requires = "agent")]
-    pub scope: Option<Scope>,
+    #[arg(long, requires = "agent", value_parser = core_choice(&AgentScope::ALL, AgentScope::as_str))]
+    pub scope: Option<AgentScope>,
     /// Print JSON with the project root, slug and configuration directory too.
     #[arg(long, conflicts_with = "agent")]
     pub json: bool,
-}
-
-/// The scopes of a subagent's memory.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum Scope {
-    /// `<config>/agent-memory/<type>/`.
-    User,
-    /// `<checkout>/.claude/agent-memory/<type>/`.
-    Project,
-    /// `<checkout>/.claude/agent-memory-local/<type>/`.
-    Local,
 }
 
 #[derive(Serialize)]
@@ -54,11 +43,6 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
     // worktree's git dir may live anywhere.
     let mut core = ctx.core(whole_tree()?)?;
     if let (Some(agent), Some(scope)) = (&args.agent, args.scope) {
-        let scope = match scope {
-            Scope::User => AgentScope::User,
-            Scope::Project => AgentScope::Project,
-            Scope::Local => AgentScope::Local,
-        };
         writeln!(out, "{}", core.agent_dir(&cwd, ctx.env(), agent, scope)?)?;
         return Ok(());
     }

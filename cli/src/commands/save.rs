@@ -1,6 +1,6 @@
 //! `memdir save` and `memdir forget`: writer A's tool from the command line (R9.1).
 
-use crate::context::{Context, Failure, Outcome};
+use crate::context::{Context, Failure, Outcome, core_choice};
 use crate::ops::target::Target;
 use memdir_harness::contract::MemoryType;
 use memdir_harness::contract::writer::{Memory, Save, Scope};
@@ -45,26 +45,13 @@ pub struct SaveArgs {
     /// private, team, user (the user-wide memory, for every project) or group (the memory of
     /// this project's group). Default: a user memory goes to the user-wide memory when it is on;
     /// with team memory on, feedback stays private and project and reference go to the team.
-    #[arg(long, value_enum)]
-    pub scope: Option<ScopeArg>,
+    #[arg(long, value_parser = core_choice(&Scope::ALL, Scope::as_str))]
+    pub scope: Option<Scope>,
     #[command(flatten)]
     pub target: Target,
     /// Print a JSON report.
     #[arg(long)]
     pub json: bool,
-}
-
-/// `--scope`.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum ScopeArg {
-    /// The user's own memory.
-    Private,
-    /// Shared team memory (`team/`).
-    Team,
-    /// The user-wide memory, recalled in every project (`userMemory`).
-    User,
-    /// The memory of this project's group (`memoryGroups`).
-    Group,
 }
 
 /// Arguments of `memdir forget`.
@@ -133,12 +120,7 @@ pub fn save(ctx: &Context, args: SaveArgs, out: &mut dyn Write) -> Outcome {
             body: &body,
             now_ms: ctx.now_ms(),
             utc_offset_minutes: utc_offset,
-            scope: args.scope.map(|s| match s {
-                ScopeArg::Private => Scope::Private,
-                ScopeArg::Team => Scope::Team,
-                ScopeArg::User => Scope::User,
-                ScopeArg::Group => Scope::Group,
-            }),
+            scope: args.scope,
         },
     };
     let report = core.save(&request)?;

@@ -222,6 +222,20 @@ pub enum AgentScope {
     Local,
 }
 
+impl AgentScope {
+    /// Every scope, in the order a person is offered them.
+    pub const ALL: [AgentScope; 3] = [AgentScope::User, AgentScope::Project, AgentScope::Local];
+
+    /// `user`, `project` or `local`, as the agent's settings write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentScope::User => "user",
+            AgentScope::Project => "project",
+            AgentScope::Local => "local",
+        }
+    }
+}
+
 /// The memory directory of subagent `agent_type` in `scope`. Agent types are names, not
 /// paths: letters, digits, `.`, `_`, `-` and `:` (a plugin's `plugin:agent`, stored as
 /// `plugin-agent`), not starting with a dot.

@@ -23,6 +23,9 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// Every scope, in the order a person is offered them.
+    pub const ALL: [Scope; 4] = [Scope::Private, Scope::Team, Scope::User, Scope::Group];
+
     /// Who a type belongs to by default when team memory is on: user and feedback are
     /// personal, project and reference are shared.
     pub fn default_for(memory_type: MemoryType) -> Scope {
