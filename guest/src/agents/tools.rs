@@ -18,6 +18,9 @@ pub struct Tool {
     pub description: String,
     /// Its arguments: a JSON Schema object, as JSON text.
     pub input_schema: String,
+    /// Its structured answer: a JSON Schema object, as JSON text. An MCP client checks each
+    /// answer against it.
+    pub output_schema: String,
     /// It changes nothing.
     pub read_only: bool,
     /// It may remove or overwrite what a memory held.
@@ -61,6 +64,7 @@ struct Entry {
     title: String,
     description: String,
     input_schema: serde_json::Value,
+    output_schema: serde_json::Value,
     read_only: bool,
     destructive: bool,
     idempotent: bool,
@@ -111,6 +115,7 @@ fn tool(e: Entry) -> Tool {
         title: e.title,
         description: e.description,
         input_schema: e.input_schema.to_string(),
+        output_schema: e.output_schema.to_string(),
         read_only: e.read_only,
         destructive: e.destructive,
         idempotent: e.idempotent,
@@ -211,6 +216,21 @@ mod tests {
                 assert!(
                     property["description"].as_str().is_some_and(|d| !d.is_empty()),
                     "{}.{name}",
+                    tool.name
+                );
+            }
+            // The answer's schema: an object whose every field is described, and required
+            // fields it names (an MCP client checks each answer against it).
+            let answer: Value = serde_json::from_str(&tool.output_schema).unwrap();
+            assert_eq!(answer["type"], "object", "{}", tool.name);
+            let fields = answer["properties"].as_object().unwrap();
+            for required in answer["required"].as_array().into_iter().flatten() {
+                assert!(fields.contains_key(required.as_str().unwrap()), "{} answer: {required}", tool.name);
+            }
+            for (name, field) in fields {
+                assert!(
+                    field["description"].as_str().is_some_and(|d| !d.is_empty()),
+                    "{} answer.{name}",
                     tool.name
                 );
             }

@@ -1,9 +1,9 @@
-//! What each tool returns as `structuredContent`, next to its text; the types give the tools'
-//! `outputSchema` (MCP 2025-06-18). Field names are snake_case like the tools' arguments. These
-//! are views for clients: the core's reports stay the source, and only what an agent acts on is
-//! carried over.
+//! What each tool returns as `structuredContent`, next to its text. Their schemas are the
+//! catalog's (`output-schema` in `guest/src/agents/tools.json`, beside the arguments'), and the
+//! MCP SDK test checks every answer against them. Field names are snake_case like the tools'
+//! arguments. These are views for clients: the core's reports stay the source, and only what an
+//! agent acts on is carried over.
 
-use rmcp::schemars::JsonSchema;
 use serde::Serialize;
 
 /// A tool's answer: the text a model reads and the same facts as structured content.
@@ -20,8 +20,7 @@ impl Answer {
 }
 
 /// `memory_index`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct IndexAnswer {
     /// False when nothing has been saved yet (no MEMORY.md).
     pub exists: bool,
@@ -33,8 +32,7 @@ pub struct IndexAnswer {
 }
 
 /// `memory_recall`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct RecallAnswer {
     /// The memories worth reading for the request, at most five, best first.
     pub memories: Vec<Recalled>,
@@ -46,8 +44,7 @@ pub struct RecallAnswer {
 }
 
 /// One recalled memory.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct Recalled {
     /// The file, relative to the memory directory (absolute for a user-wide or group memory);
     /// pass it back in `already_read`.
@@ -63,8 +60,7 @@ pub struct Recalled {
 }
 
 /// `memory_save`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct SaveAnswer {
     /// The file written, relative to the memory directory (absolute for a user-wide or group
     /// memory).
@@ -86,16 +82,14 @@ pub struct SaveAnswer {
 }
 
 /// A relative date written as an absolute one.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct DateConversion {
     pub from: String,
     pub to: String,
 }
 
 /// `memory_forget`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct ForgetAnswer {
     /// The file removed, relative to the memory directory (absolute for a user-wide or group
     /// memory).
@@ -105,16 +99,14 @@ pub struct ForgetAnswer {
 }
 
 /// `memory_list`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct ListAnswer {
     /// Every memory, newest first.
     pub memories: Vec<Listed>,
 }
 
 /// One memory as `memory_list` shows it.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct Listed {
     /// The file, relative to the memory directory (`team/…` for team memory).
     pub path: String,
@@ -136,8 +128,7 @@ pub struct Listed {
 }
 
 /// A [[link]].
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct Link {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -145,24 +136,21 @@ pub struct Link {
 }
 
 /// `memory_log`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct LogAnswer {
     /// Today's log file, relative to the memory directory.
     pub path: String,
 }
 
 /// `memory_instructions`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct InstructionsAnswer {
     /// The instruction files in load order.
     pub files: Vec<InstructionFile>,
 }
 
 /// One instruction file.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct InstructionFile {
     /// Absolute path.
     pub path: String,
@@ -175,8 +163,7 @@ pub struct InstructionFile {
 }
 
 /// `memory_check`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct CheckAnswer {
     /// Memory files checked.
     pub memories: u32,
@@ -185,8 +172,7 @@ pub struct CheckAnswer {
 }
 
 /// One thing `memory_check` found.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct CheckFinding {
     /// The file, relative to the memory directory.
     pub path: String,
@@ -201,8 +187,7 @@ pub struct CheckFinding {
 }
 
 /// `memory_team_sync`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct TeamSyncAnswer {
     /// The synced directory.
     pub dir: String,
@@ -213,12 +198,12 @@ pub struct TeamSyncAnswer {
     pub received: Vec<String>,
     /// Memories both sides changed: each kept twice (memory_check lists the copy).
     pub conflicts: Vec<String>,
+    /// This machine's changes reached the remote.
     pub pushed: bool,
 }
 
 /// `memory_dream`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct DreamAnswer {
     /// Chunks of new log found.
     pub chunks: u32,
@@ -231,8 +216,7 @@ pub struct DreamAnswer {
 }
 
 /// One change a dream or an extraction made, or was refused.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct Operation {
     /// create, update or delete.
     pub op: String,
@@ -263,8 +247,7 @@ impl Operation {
 }
 
 /// `memory_extract`.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(crate = "rmcp::schemars")]
+#[derive(Debug, Serialize)]
 pub struct ExtractAnswer {
     /// Why nothing was extracted (memory off, the agent already saved this turn, …).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -130,7 +130,7 @@ pub struct TeamSyncArgs {
 
 /// The tools, as `tools/list` shows them: the core's catalog (one name and text for every
 /// host), each with the `project` argument every call here may take, its annotations, and the
-/// schema of its structured answer. A catalog tool this server cannot answer is left out.
+/// schema of its structured answer.
 pub fn list(catalog: &[memdir_harness::contract::tools::Tool]) -> Vec<Tool> {
     catalog
         .iter()
@@ -148,49 +148,12 @@ pub fn list(catalog: &[memdir_harness::contract::tools::Tool]) -> Vec<Tool> {
             let tool = Tool::new(entry.name.clone(), entry.description.clone(), input)
                 .with_title(entry.title.clone())
                 .with_annotations(annotations);
-            let mut tool = match entry.name.as_str() {
-                INDEX => tool.with_output_schema::<IndexAnswer>(),
-                RECALL => tool.with_output_schema::<RecallAnswer>(),
-                SAVE => tool.with_output_schema::<SaveAnswer>(),
-                FORGET => tool.with_output_schema::<ForgetAnswer>(),
-                LIST => tool.with_output_schema::<ListAnswer>(),
-                LOG => tool.with_output_schema::<LogAnswer>(),
-                INSTRUCTIONS_TOOL => tool.with_output_schema::<InstructionsAnswer>(),
-                CHECK => tool.with_output_schema::<CheckAnswer>(),
-                TEAM_SYNC => tool.with_output_schema::<TeamSyncAnswer>(),
-                DREAM => tool.with_output_schema::<DreamAnswer>(),
-                EXTRACT => tool.with_output_schema::<ExtractAnswer>(),
-                _ => return None,
-            };
-            if let Some(schema) = tool.output_schema.take() {
-                let mut schema = serde_json::Value::Object(schema.as_ref().clone());
-                drop_rust_formats(&mut schema);
-                if let serde_json::Value::Object(map) = schema {
-                    tool.output_schema = Some(std::sync::Arc::new(map));
-                }
-            }
+            // The answer's schema is the catalog's too, written beside the arguments' once.
+            let output: JsonObject = serde_json::from_str(&entry.output_schema).ok()?;
+            let tool = tool.with_raw_output_schema(std::sync::Arc::new(output));
             Some(tool)
         })
         .collect()
-}
-
-/// Removes schemars' `uint32`-style formats, which JSON Schema does not define: a strict
-/// validator refuses a schema that names an unknown format (the `minimum: 0` stays).
-fn drop_rust_formats(schema: &mut serde_json::Value) {
-    match schema {
-        serde_json::Value::Object(map) => {
-            if map
-                .get("format")
-                .and_then(|f| f.as_str())
-                .is_some_and(|f| f.starts_with("uint") || f.starts_with("int"))
-            {
-                map.remove("format");
-            }
-            map.values_mut().for_each(drop_rust_formats);
-        }
-        serde_json::Value::Array(items) => items.iter_mut().for_each(drop_rust_formats),
-        _ => {}
-    }
 }
 
 /// A tool call whose arguments have been checked.
