@@ -285,7 +285,7 @@ impl Core for ComponentCore<'_> {
     }
 
     /// The live instance, if any, runs on with the new filesystem.
-    fn regrant(&mut self, fs: crate::ConfinedFs) {
+    fn regrant(&mut self, fs: crate::fs::ConfinedFs) {
         self.fs = std::sync::Arc::new(fs);
         if let Some(live) = &mut self.live {
             live.store.data_mut().fs = self.fs.clone();

@@ -33,7 +33,7 @@ impl Core for NativeCore {
         call(&*self.fs, func, &Arg::all_json(args)?).map(Returned::json).map_err(Error::Contract)
     }
 
-    fn regrant(&mut self, fs: crate::ConfinedFs) {
+    fn regrant(&mut self, fs: crate::fs::ConfinedFs) {
         self.fs = std::sync::Arc::new(fs);
     }
 }
