@@ -194,6 +194,21 @@ mod tests {
         }
     }
 
+    /// A schema (JSON text) for an object whose every field is described and which names every
+    /// field it requires; `what` says whose it is in a failure.
+    fn described_object(text: &str, what: &str) -> Value {
+        let schema: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(schema["type"], "object", "{what}");
+        let fields = schema["properties"].as_object().unwrap();
+        for required in schema["required"].as_array().into_iter().flatten() {
+            assert!(fields.contains_key(required.as_str().unwrap()), "{what}: {required}");
+        }
+        for (name, field) in fields {
+            assert!(field["description"].as_str().is_some_and(|d| !d.is_empty()), "{what}.{name}");
+        }
+        schema
+    }
+
     #[test]
     fn the_catalog_is_well_formed() {
         let tools = catalog();
@@ -205,35 +220,10 @@ mod tests {
         for tool in &tools {
             assert!(tool.name.starts_with("memory_"), "{}", tool.name);
             assert!(!(tool.read_only && tool.destructive), "{}", tool.name);
-            let schema: Value = serde_json::from_str(&tool.input_schema).unwrap();
-            assert_eq!(schema["type"], "object", "{}", tool.name);
+            let schema = described_object(&tool.input_schema, &tool.name);
             assert_eq!(schema["additionalProperties"], false, "{}", tool.name);
-            let properties = schema["properties"].as_object().unwrap();
-            for required in schema["required"].as_array().into_iter().flatten() {
-                assert!(properties.contains_key(required.as_str().unwrap()), "{}: {required}", tool.name);
-            }
-            for (name, property) in properties {
-                assert!(
-                    property["description"].as_str().is_some_and(|d| !d.is_empty()),
-                    "{}.{name}",
-                    tool.name
-                );
-            }
-            // The answer's schema: an object whose every field is described, and required
-            // fields it names (an MCP client checks each answer against it).
-            let answer: Value = serde_json::from_str(&tool.output_schema).unwrap();
-            assert_eq!(answer["type"], "object", "{}", tool.name);
-            let fields = answer["properties"].as_object().unwrap();
-            for required in answer["required"].as_array().into_iter().flatten() {
-                assert!(fields.contains_key(required.as_str().unwrap()), "{} answer: {required}", tool.name);
-            }
-            for (name, field) in fields {
-                assert!(
-                    field["description"].as_str().is_some_and(|d| !d.is_empty()),
-                    "{} answer.{name}",
-                    tool.name
-                );
-            }
+            // The answer's schema too: an MCP client checks each answer against it.
+            described_object(&tool.output_schema, &format!("{} answer", tool.name));
         }
     }
 }
