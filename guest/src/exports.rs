@@ -37,6 +37,9 @@ mod component {
             "memdir:memory/hook@0.3.0/started": crate::agents::hook::Started,
             "memdir:memory/hook@0.3.0/stop-event": crate::agents::hook::StopEvent,
             "memdir:memory/hook@0.3.0/job": crate::agents::hook::Job,
+            "memdir:memory/hook@0.3.0/verdict": crate::writers::gate::Verdict,
+            "memdir:memory/hook@0.3.0/learned-event": crate::agents::learning::LearnedEvent,
+            "memdir:memory/hook@0.3.0/learning": crate::agents::learning::Learning,
         },
     });
 
@@ -998,6 +1001,22 @@ mod component {
             hook::take_job(&HostFs, &path).map_err(wit_error)
         }
 
+        fn judge_turn(messages: Vec<String>) -> crate::writers::gate::Verdict {
+            crate::writers::gate::judge(&messages)
+        }
+
+        fn learned(event: crate::agents::learning::LearnedEvent) -> Result<bool, wit::Error> {
+            crate::agents::learning::learned(&HostFs, &event).map_err(wit_error)
+        }
+
+        fn learning_summary(
+            cwd: String,
+            env: Vec<(String, String)>,
+            now_ms: i64,
+        ) -> Result<crate::agents::learning::Learning, wit::Error> {
+            crate::agents::learning::summary(&HostFs, &cwd, &env, now_ms).map_err(wit_error)
+        }
+
         fn reset(
             client: String,
             session: Option<String>,
@@ -1231,6 +1250,12 @@ mod table {
             "hook.session-start" => wit(hook::session_start(fs, &de(func, arg(0))?)),
             "hook.stop" => wit(hook::stop(fs, &de(func, arg(0))?)),
             "hook.take-job" => wit(hook::take_job(fs, &s(0)?)),
+            "hook.judge-turn" => json!(crate::writers::gate::judge(&de::<Vec<String>>(func, arg(0))?)),
+            "hook.learned" => wit(crate::agents::learning::learned(fs, &de(func, arg(0))?)),
+            "hook.learning-summary" => {
+                let now: i64 = de(func, arg(2))?;
+                wit(crate::agents::learning::summary(fs, &s(0)?, &env(1)?, now))
+            }
             "hook.reset" => {
                 let session: Option<String> = de(func, arg(1))?;
                 wit(hook::reset(fs, &s(0)?, session.as_deref(), &s(2)?, &env(3)?))

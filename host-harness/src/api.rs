@@ -291,6 +291,24 @@ pub trait Core {
     fn hook_take_job(&mut self, path: &str) -> Result<Job> {
         outcome(self, "hook.take-job", args![path])
     }
+    /// Whether a turn's user messages may have taught something (the gate before extraction).
+    fn hook_judge_turn(&mut self, messages: &[String]) -> Result<memdir_core::gate::Verdict> {
+        plain(self, "hook.judge-turn", args![messages])
+    }
+    /// Records an extraction a hook's worker ran in the learning log, on a core opened for
+    /// [`Operation::Hook`]; false when the memory has no directory.
+    fn hook_learned(&mut self, event: &memdir_core::learning::LearnedEvent) -> Result<bool> {
+        outcome(self, "hook.learned", args![event])
+    }
+    /// The last seven days of the learning log of `cwd`'s memory.
+    fn hook_learning_summary(
+        &mut self,
+        cwd: &str,
+        env: &[(String, String)],
+        now_ms: i64,
+    ) -> Result<memdir_core::learning::Learning> {
+        outcome(self, "hook.learning-summary", args![cwd, env, now_ms])
+    }
     /// Starts `client`'s recall `session` in `cwd`'s memory again (R8.3), on a core opened for
     /// [`Operation::Hook`]; true when there was one.
     fn hook_reset(

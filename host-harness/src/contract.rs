@@ -34,7 +34,9 @@ pub mod fs {
 }
 /// `hook`: the hook events, and the common cap on what a hook injects.
 pub mod hook {
+    pub use memdir_core::gate::Verdict;
     pub use memdir_core::hook::{COMMON_CAP, PromptEvent, StartEvent, StopEvent};
+    pub use memdir_core::learning::{LearnedEvent, Learning};
 }
 /// `instructions`: what to load, and what was loaded.
 pub mod instructions {

@@ -213,7 +213,7 @@ pub fn prompt(fs: &dyn Fs, event: &PromptEvent) -> crate::base::error::Result<St
         }
         fs.create_dir_all(dir)?;
     }
-    let sessions = sessions_dir(fs, dir)?;
+    let sessions = super::sessions::dir(fs, dir)?;
     let stem = crate::base::fs::join(&sessions, &session_name(&event.client, event.session.as_deref()));
     if event.keep_turn {
         remember_prompt(fs, &stem, &event.prompt, event.now_ms)?;
@@ -316,6 +316,9 @@ pub struct StopEvent {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Job {
+    /// The client whose turn it was (`codex`).
+    #[serde(default)]
+    pub client: String,
     /// The project's working directory.
     pub cwd: String,
     /// When the turn began: memory files changed since were the agent's own writes (R9.3).
@@ -327,7 +330,8 @@ pub struct Job {
 /// A turn's end (path C): the turn's log (or the plugin's prompts) with the agent's reply
 /// becomes a job for a detached extraction, written in `.sessions/`; its path is returned for
 /// the host to hand to the worker. Nothing without a model (the log only goes), without a
-/// memory directory, or without a turn. Grant it `paths.plan(hook, ...)`.
+/// memory directory, or without a turn; nothing either when the gate finds no lesson in what
+/// the user said (issue 46), which the learning log counts. Grant it `paths.plan(hook, ...)`.
 pub fn stop(fs: &dyn Fs, event: &StopEvent) -> crate::base::error::Result<Option<String>> {
     let location = crate::context::paths::memory_location(fs, &event.cwd, &event.env)?;
     let dir = &location.memory_dir;
@@ -370,11 +374,27 @@ pub fn stop(fs: &dyn Fs, event: &StopEvent) -> crate::base::error::Result<Option
     if !event.extract {
         return Ok(None);
     }
+    super::sessions::dir(fs, dir)?;
+    let said: Vec<String> = transcript
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["role"] == "user")
+        .filter_map(|v| v["content"].as_str().map(str::to_string))
+        .collect();
+    if !crate::writers::gate::judge(&said).teaches {
+        let skipped = super::learning::Entry {
+            at_ms: event.now_ms,
+            client: event.client.clone(),
+            outcome: "skipped".into(),
+            ..super::learning::Entry::default()
+        };
+        super::learning::record(fs, dir, &skipped)?;
+        return Ok(None);
+    }
     if let Some(reply) = &event.reply {
         transcript.push_str(&line("assistant", reply));
     }
-    sessions_dir(fs, dir)?;
-    let job = Job { cwd: event.cwd.clone(), turn_began_ms: began, transcript };
+    let job = Job { client: event.client.clone(), cwd: event.cwd.clone(), turn_began_ms: began, transcript };
     let path = format!("{stem}.{}.job.json", event.now_ms);
     fs.write_file(&path, serde_json::to_string(&job).expect("a job always serialises").as_bytes())?;
     Ok(Some(path))
@@ -443,7 +463,7 @@ pub fn session_start(fs: &dyn Fs, event: &StartEvent) -> crate::base::error::Res
     }
     started.text = Some(fit(&text, event.cap_bytes.map_or(COMMON_CAP, |c| c as usize)));
     if exists {
-        sessions_dir(fs, dir)?;
+        super::sessions::dir(fs, dir)?;
         fs.write_file(&start_file, event.now_ms.to_string().as_bytes())?;
     }
     Ok(started)
@@ -492,23 +512,6 @@ pub fn reset(
         Err(e) if e.is_not_found() || matches!(e, FsError::NotADirectory(_)) => Ok(false),
         Err(e) => Err(e.into()),
     }
-}
-
-/// `<memory>/.sessions`, created on first use. A link or a file planted in its place would
-/// send the hook's writes elsewhere: refused.
-fn sessions_dir(fs: &dyn Fs, memory_dir: &str) -> crate::base::error::Result<String> {
-    let path = crate::base::fs::join(memory_dir, ".sessions");
-    let entry = fs.list_dir(memory_dir)?.into_iter().find(|e| e.name == ".sessions");
-    match entry.map(|e| e.kind) {
-        Some(EntryKind::Dir) => {}
-        Some(_) => {
-            return Err(crate::base::error::Error::InvalidInput(format!(
-                "{path}: not a plain folder (a link?); the hook keeps no state through it"
-            )));
-        }
-        None => fs.create_dir_all(&path)?,
-    }
-    Ok(path)
 }
 
 /// Adds the prompt to the turn's log (`<stem>.jsonl`, in the transcript wire format) and notes

@@ -5,6 +5,7 @@ pub mod apply;
 pub mod dailylog;
 pub mod dream;
 pub mod extract;
+pub mod gate;
 pub mod journal;
 pub mod pause;
 pub mod pending;

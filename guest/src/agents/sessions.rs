@@ -1,0 +1,21 @@
+//! `.sessions/` in a memory directory: where the hooks keep each session's files and the
+//! learning log. Team sync keeps it local.
+
+use crate::base::fs::{EntryKind, Fs};
+
+/// `<memory>/.sessions`, created on first use. A link or a file planted in its place would
+/// send the hook's writes elsewhere: refused.
+pub fn dir(fs: &dyn Fs, memory_dir: &str) -> crate::base::error::Result<String> {
+    let path = crate::base::fs::join(memory_dir, ".sessions");
+    let entry = fs.list_dir(memory_dir)?.into_iter().find(|e| e.name == ".sessions");
+    match entry.map(|e| e.kind) {
+        Some(EntryKind::Dir) => {}
+        Some(_) => {
+            return Err(crate::base::error::Error::InvalidInput(format!(
+                "{path}: not a plain folder (a link?); the hook keeps no state through it"
+            )));
+        }
+        None => fs.create_dir_all(&path)?,
+    }
+    Ok(path)
+}
