@@ -46,17 +46,27 @@ impl Model for Command {
 impl Command {
     /// Runs the command once with `input` on its stdin; its stdout is the answer.
     pub(super) fn run(&self, input: String) -> Result<String, LlmError> {
-        // Its own process group: at the deadline the whole group goes, children included.
         let mut process = Process::new("sh");
-        process
-            .args(["-c", &self.command])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        process.args(["-c", &self.command]);
+        run(process, &self.command, input, self.limits.timeout)
+    }
+}
+
+/// Runs `process` (named `name` in messages) once with `input` on its stdin, within `timeout`;
+/// its stdout is the answer.
+pub(super) fn run(
+    mut process: Process,
+    name: &str,
+    input: String,
+    timeout: Duration,
+) -> Result<String, LlmError> {
+    {
+        // Its own process group: at the deadline the whole group goes, children included.
+        process.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         #[cfg(unix)]
         process.process_group(0);
-        let mut child = process.spawn().map_err(|e| LlmError::Command(format!("{}: {e}", self.command)))?;
-        let deadline = Instant::now() + self.limits.timeout;
+        let mut child = process.spawn().map_err(|e| LlmError::Command(format!("{name}: {e}")))?;
+        let deadline = Instant::now() + timeout;
         let mut stdin = child.stdin.take().expect("piped");
         // Writing and reading on threads: a command that ignores stdin or floods stdout must not
         // block the host, and whoever holds the pipes, nothing is awaited past the deadline.
@@ -70,7 +80,7 @@ impl Command {
                 Ok(Some(status)) => break status,
                 Ok(None) if Instant::now() >= deadline => {
                     kill_group(&mut child);
-                    return Err(LlmError::Timeout(self.limits.timeout));
+                    return Err(LlmError::Timeout(timeout));
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(5)),
                 Err(e) => return Err(LlmError::Command(e.to_string())),
@@ -94,13 +104,12 @@ impl Command {
         };
         if !status.success() {
             let said = String::from_utf8_lossy(&err);
-            return Err(LlmError::Command(format!("{} exited with {status}: {}", self.command, said.trim())));
+            return Err(LlmError::Command(format!("{name} exited with {status}: {}", said.trim())));
         }
         if out_size > MAX_STDOUT {
             // Say how big the reply really was, not how much of it was kept.
             return Err(LlmError::Command(format!(
-                "{} replied with {out_size} bytes, more than the {MAX_STDOUT} memdir reads",
-                self.command
+                "{name} replied with {out_size} bytes, more than the {MAX_STDOUT} memdir reads"
             )));
         }
         Ok(String::from_utf8_lossy(&out).into_owned())

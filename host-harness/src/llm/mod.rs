@@ -1,7 +1,9 @@
 //! Model adapters: the host side of the core's sans-IO model requests (R0.3). One trait, one
 //! file per kind of model; `--llm SPEC` picks one:
 //!
-//! - `offline`: no model; recall uses the core's lexical selector;
+//! - `offline` (or `off`): no model; recall uses the core's lexical selector, and extraction
+//!   does not run;
+//! - `agent:CLIENT[:MODEL]`: the user's own coding agent's non-interactive mode ([`agent`]);
 //! - `command:CMD`: runs `sh -c CMD`, the request as JSON on stdin, the reply text on stdout;
 //! - `anthropic:MODEL`: the Messages API (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`);
 //! - `openai:MODEL`: chat completions (`OPENAI_API_KEY`, `OPENAI_BASE_URL`), which llama.cpp,
@@ -12,6 +14,7 @@
 //! Every adapter is bounded: a timeout per attempt (`MEMDIR_LLM_TIMEOUT_MS`, default 30 s) and,
 //! for HTTP, at most `MEMDIR_LLM_RETRIES` (default 2) retries on 429 and 5xx.
 
+pub mod agent;
 mod anthropic;
 mod command;
 pub mod embeddings;
@@ -29,6 +32,10 @@ pub trait Model {
     fn label(&self) -> String;
     /// Performs one request and returns the reply text.
     fn complete(&mut self, request: &ModelRequest) -> Result<String, LlmError>;
+    /// The tokens spent over every request so far, where the model reports them.
+    fn tokens(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Why a model call gave no reply.
@@ -91,7 +98,8 @@ pub fn from_spec(spec: &str, env: &[(String, String)]) -> Result<Option<Box<dyn 
     let limits = Limits::from_env(env);
     let (kind, arg) = spec.split_once(':').unwrap_or((spec, ""));
     match (kind, arg) {
-        ("offline", "") => Ok(None),
+        ("offline" | "off", "") => Ok(None),
+        ("agent", agent) => Ok(Some(Box::new(agent::Agent::new(agent, env)?))),
         ("command", cmd) if !cmd.trim().is_empty() => Ok(Some(Box::new(command::Command::new(cmd, limits)))),
         ("anthropic", model) if !model.is_empty() => {
             let key = var(env, "ANTHROPIC_API_KEY").ok_or("anthropic:MODEL needs ANTHROPIC_API_KEY")?;
@@ -104,7 +112,7 @@ pub fn from_spec(spec: &str, env: &[(String, String)]) -> Result<Option<Box<dyn 
             Ok(Some(Box::new(openai::OpenAi::new(model, key, base, limits))))
         }
         _ => Err(format!(
-            "unknown model spec {spec:?}: use offline, command:CMD, anthropic:MODEL or openai:MODEL"
+            "unknown model spec {spec:?}: use off, agent:CLIENT, command:CMD, anthropic:MODEL or openai:MODEL"
         )),
     }
 }
