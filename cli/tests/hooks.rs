@@ -137,7 +137,21 @@ fn a_whole_turn_index_recall_then_extraction_in_the_background() {
     assert!(std::fs::read_to_string(&saved).unwrap().contains("never from main"));
     let request = std::fs::read_to_string(&asked).unwrap();
     assert!(request.contains(prompt) && request.contains("Noted."), "the model saw the turn: {request}");
-    wait_for("the job file to go", || std::fs::read_dir(memory.join(".sessions")).unwrap().count() <= 1);
+    wait_for("the job file to go", || {
+        std::fs::read_dir(memory.join(".sessions"))
+            .unwrap()
+            .all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".job.json"))
+    });
+    // The learning log counts the extraction and its calls (issue 46).
+    wait_for("the learning log", || {
+        std::fs::read_to_string(memory.join(".sessions/learning.jsonl"))
+            .is_ok_and(|t| t.contains("extracted"))
+    });
+    let log = std::fs::read_to_string(memory.join(".sessions/learning.jsonl")).unwrap();
+    assert!(
+        log.contains(r#""client":"codex","outcome":"extracted""#) && log.contains(r#""calls":2"#),
+        "{log}"
+    );
 
     // The next prompt finds what the last turn taught.
     let (_, out) = h.hook(

@@ -19,7 +19,7 @@ use crate::ops::target::Target;
 use crate::ops::whole_tree;
 use clients::Payload;
 use memdir_harness::Core;
-use memdir_harness::contract::hook::{PromptEvent, StartEvent, StopEvent};
+use memdir_harness::contract::hook::{LearnedEvent, PromptEvent, StartEvent, StopEvent};
 use memdir_harness::contract::plan::Operation;
 use memdir_harness::contract::target::Target as CoreTarget;
 use memdir_harness::steps::drive_with;
@@ -35,8 +35,9 @@ pub struct Args {
     /// The lifecycle event.
     #[arg(value_enum)]
     pub event: Event,
-    /// The model extraction uses when a turn stops: command:CMD, anthropic:MODEL or
-    /// openai:MODEL (default: $MEMDIR_LLM). Without one, the stop hook does nothing.
+    /// The model extraction uses when a turn stops: agent:CLIENT (the agent's own CLI),
+    /// command:CMD, anthropic:MODEL, openai:MODEL, or off (default: $MEMDIR_LLM). Without one,
+    /// the stop hook does nothing.
     #[arg(long)]
     pub llm: Option<String>,
     /// Run a stopped turn's extraction (the detached half of `stop`).
@@ -215,7 +216,7 @@ fn stop(ctx: &Context, args: &Args, client: Client, payload: &Payload) -> Result
         prompts: payload.turn.clone(),
         turn_began_ms: payload.turn_began_ms,
         reply: payload.reply.clone(),
-        extract: spec.is_some_and(|s| s != "offline"),
+        extract: spec.is_some_and(|s| !matches!(s, "offline" | "off")),
         now_ms: ctx.now_ms(),
     };
     let Some(job) = core.hook_stop(&event)? else { return Ok(()) };
@@ -277,8 +278,28 @@ fn extract_job(ctx: &Context, path: &Path, llm: Option<&str>) -> Result<(), Fail
         main_agent: true,
         utc_offset_minutes: ctx.utc_offset(None),
     };
-    let report = crate::ops::extract::extract(ctx, &target, &extraction, &mut *model, |_| {})?;
-    for d in &report.diagnostics {
+    let mut calls = 0;
+    let report = crate::ops::extract::extract(ctx, &target, &extraction, &mut *model, |_| calls += 1);
+    // What learning cost goes in the learning log, failed or not (issue 46).
+    let written = report.as_ref().map_or(0, |r| {
+        r.operations.iter().filter(|op| op.rejected.is_none() && op.proposed.is_none()).count() as u32
+    });
+    let learned = LearnedEvent {
+        client: job.client.clone(),
+        skipped: false,
+        cwd: job.cwd.clone(),
+        env: ctx.env().to_vec(),
+        model: model.label().trim_start_matches("model:").to_string(),
+        calls,
+        tokens: model.tokens(),
+        written,
+        error: report.as_ref().err().map(|e| e.message.clone()),
+        now_ms: ctx.now_ms(),
+    };
+    let mut core = ctx.core(whole_tree()?)?;
+    core.open(Operation::Hook, &CoreTarget::new(&job.cwd, ctx.env()))?;
+    core.hook_learned(&learned)?;
+    for d in &report?.diagnostics {
         log_line(ctx, &format!("extraction: {d}"));
     }
     Ok(())

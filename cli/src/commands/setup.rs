@@ -46,9 +46,9 @@ pub struct Args {
     /// Report, per client, whether memdir is registered and whether the server answers.
     #[arg(long)]
     pub check: bool,
-    /// The model the hooks' extraction uses when a turn stops (command:CMD, anthropic:MODEL or
-    /// openai:MODEL). Without one (nor $MEMDIR_LLM when the hook runs), the stop hook does
-    /// nothing.
+    /// The model learning uses when a turn stops: off, agent:CLIENT, command:CMD,
+    /// anthropic:MODEL or openai:MODEL. Default: the agent's own (`codex exec`, `gemini -p`,
+    /// `opencode run`, `cn -p`, Cursor's agent), or $MEMDIR_LLM when it is set.
     #[arg(long, value_name = "SPEC")]
     pub llm: Option<String>,
 }
@@ -112,6 +112,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let program = program(ctx)?;
     let package = plugin::package(ctx.var("MEMDIR_OPENCODE_PLUGIN"), Path::new(&program));
     let mut plans = Vec::new();
+    let mut learning = Vec::new();
     let mut failed = false;
     for client in chosen {
         if !args.remove && client.has_memdir_extension() {
@@ -122,8 +123,14 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
             )?;
             continue;
         }
-        // Without --llm, the model a stop hook already names is kept.
-        let llm = args.llm.clone().or_else(|| existing_llm(client));
+        // Without --llm, the model a stop hook already names is kept; else the agent's own
+        // (issue 46), unless $MEMDIR_LLM chooses one for every hook.
+        let llm = args
+            .llm
+            .clone()
+            .or_else(|| existing_llm(client))
+            .or_else(|| ctx.var("MEMDIR_LLM").is_none().then(|| own_model(client)).flatten());
+        learning.push((client.id, llm.clone()));
         for (file, edits) in files(client, &program, llm.as_deref(), package.as_deref(), args.remove) {
             match plan(client, &file, &edits, args.remove) {
                 Ok(Some(plan)) => plans.push(plan),
@@ -177,7 +184,11 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         if args.remove { "no longer start memdir" } else { "start memdir with this project's memory" }
     )?;
     if !args.remove {
-        automatic(&clients, args.llm.is_some() || ctx.var("MEMDIR_LLM").is_some(), package.is_some(), out)?;
+        let model = |id: &str| {
+            let chosen = learning.iter().find(|(c, _)| *c == id).and_then(|(_, llm)| llm.clone());
+            chosen.or_else(|| ctx.var("MEMDIR_LLM").map(|v| format!("{v} ($MEMDIR_LLM)")))
+        };
+        automatic(&clients, model, package.is_some(), out)?;
     }
     finish(failed)
 }
@@ -377,8 +388,13 @@ fn files<'a>(
     files
 }
 
-/// The `--llm` of a stop hook memdir installed for `client` earlier, if any.
+/// The `--llm` of a stop hook memdir installed for `client` earlier (or the model its plugin
+/// file hands the plugin), if any.
 fn existing_llm(client: &Client) -> Option<String> {
+    if let Some(file) = &client.plugin {
+        let text = read(file).ok()??;
+        return plugin::is_memdirs(&text).then(|| plugin::llm_of(&text)).flatten();
+    }
     let stop_commands: Vec<String> = if let Some(hook_file) = &client.hooks {
         let text = read(&hook_file.file).ok()??;
         let items = hooks::HookSet::registered(&text).ok()?;
@@ -468,76 +484,117 @@ fn plan<'a>(
 }
 
 /// Says, per client, what is now automatic and what is not (R14).
-fn automatic(clients: &[&Client], has_model: bool, has_plugin: bool, out: &mut dyn Write) -> io::Result<()> {
-    let mut stop_needs_model = false;
+fn automatic(
+    clients: &[&Client],
+    model: impl Fn(&str) -> Option<String>,
+    has_plugin: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     for client in clients {
-        if client.plugin.is_some() {
+        let learns = if client.plugin.is_some() {
             if has_plugin {
                 writeln!(
                     out,
-                    "{}: automatic through memdir's plugin: the index in every request, recall at every prompt, extraction when a turn ends.",
+                    "{}: automatic through memdir's plugin: the index in every request, recall at every prompt, learning when a turn ends.",
                     client.title
                 )?;
-                stop_needs_model = true;
+                true
             } else {
                 writeln!(
                     out,
                     "{}: memdir's plugin (@memdir/opencode) was not found beside this memdir; recall and saving go through memdir's tools (MCP) until you set MEMDIR_OPENCODE_PLUGIN to its dist/index.js and run setup again.",
                     client.title
                 )?;
+                false
             }
-            continue;
-        }
-        if client.scripts.is_some() {
+        } else if client.scripts.is_some() {
             writeln!(
                 out,
-                "{}: automatic: extraction when a task completes. The index and recall come from its start and prompt hooks where Cline reads what they print (its VS Code extension, with hooks on in its settings); Cline's CLI 3 runs them without waiting, so there they go through memdir's tools (MCP).",
+                "{}: automatic: learning when a task completes. The index and recall come from its start and prompt hooks where Cline reads what they print (its VS Code extension, with hooks on in its settings); Cline's CLI 3 runs them without waiting, so there they go through memdir's tools (MCP).",
                 client.title
             )?;
-            stop_needs_model = true;
-            continue;
-        }
-        match (&client.hooks, client.id) {
-            (Some(hook_file), _) => {
-                let recall = if hook_file.client == "copilot" {
-                    "recall through memdir's tools"
-                } else {
-                    "recall at every prompt"
-                };
-                writeln!(
-                    out,
-                    "{}: automatic: the index at session start, {recall}, extraction when a turn ends.",
-                    client.title
-                )?;
-                if client.server.is_none() && hook_file.client == "cn" {
+            true
+        } else {
+            match (&client.hooks, client.id) {
+                (Some(hook_file), _) => {
+                    let recall = if hook_file.client == "copilot" {
+                        "recall through memdir's tools"
+                    } else {
+                        "recall at every prompt"
+                    };
                     writeln!(
                         out,
-                        "{}: its MCP servers are in ~/.continue/config.yaml, which setup does not edit; add memdir's tools there by hand (docs/agents.md).",
+                        "{}: automatic: the index at session start, {recall}, learning when a turn ends.",
                         client.title
                     )?;
+                    if client.server.is_none() && hook_file.client == "cn" {
+                        writeln!(
+                            out,
+                            "{}: its MCP servers are in ~/.continue/config.yaml, which setup does not edit; add memdir's tools there by hand (docs/agents.md).",
+                            client.title
+                        )?;
+                    }
+                    if let Some(trust) = hook_file.trust {
+                        writeln!(out, "{}: {trust}.", client.title)?;
+                    }
+                    true
                 }
-                if let Some(trust) = hook_file.trust {
-                    writeln!(out, "{}: {trust}.", client.title)?;
+                (None, "claude") => {
+                    writeln!(out, "{}: keeps its memory itself; memdir adds only its tools.", client.title)?;
+                    false
                 }
-                stop_needs_model = true;
+                (None, _) => {
+                    writeln!(
+                        out,
+                        "{}: has no hooks memdir can use: recall and saving go through memdir's tools (MCP), and the index through the server's instructions.",
+                        client.title
+                    )?;
+                    false
+                }
             }
-            (None, "claude") => {
-                writeln!(out, "{}: keeps its memory itself; memdir adds only its tools.", client.title)?
-            }
-            (None, _) => writeln!(
-                out,
-                "{}: has no hooks memdir can use: recall and saving go through memdir's tools (MCP), and the index through the server's instructions.",
-                client.title
-            )?,
+        };
+        if learns {
+            writeln!(out, "{}: {}", client.title, learning_line(model(client.id).as_deref()))?;
         }
     }
-    if stop_needs_model && !has_model {
-        writeln!(
-            out,
-            "Extraction when a turn ends needs a model: run setup again with --llm (e.g. --llm openai:gpt-4.1-mini, or a local server), or set MEMDIR_LLM; until then the stop hook does nothing."
-        )?;
-    }
     Ok(())
+}
+
+/// The model each client's learning uses, as setup left its stop hook (or plugin): the
+/// client's name and the spec, for `memdir status`.
+pub fn learning_models(ctx: &Context) -> Vec<(&'static str, String)> {
+    let Some(dirs) = Dirs::from_env(|v| ctx.var(v).map(str::to_string)) else { return Vec::new() };
+    clients::all(&dirs).iter().filter_map(|client| Some((client.title, existing_llm(client)?))).collect()
+}
+
+/// The model a client's stop hook borrows when setup is given none: the agent's own
+/// non-interactive mode, where it has one (issue 46).
+fn own_model(client: &Client) -> Option<String> {
+    let id = client.hooks.as_ref().map(|h| h.client).or(client.plugin.as_ref().map(|_| client.id))?;
+    memdir_harness::llm::agent::invocation(id).map(|_| format!("agent:{id}"))
+}
+
+/// The size of one borrowed extraction call: the request bytes over four, measured with the
+/// pinned opencode, Gemini CLI and Codex CLI on a project with one memory (docs/writers.md).
+/// The agent's own system prompt is most of it; memdir's part grows with the index and the turn.
+const TOKENS_PER_CALL: &str = "3,000 to 8,000";
+
+/// What setup says about learning with `model`: which model, and roughly what it costs.
+fn learning_line(model: Option<&str>) -> String {
+    match model {
+        Some("off") => "learning is off (--llm off): memories are saved when you or the agent ask.".into(),
+        Some(spec) if spec.starts_with("agent:") => {
+            let name = spec["agent:".len()..].split(':').next().unwrap_or("");
+            let program = memdir_harness::llm::agent::invocation(name).unwrap_or(name);
+            format!(
+                "learning borrows its own model (`{program}`: your sign-in, read-only, no tools), only \
+                 after a turn that taught something: two calls of about {TOKENS_PER_CALL} tokens. \
+                 --llm off turns it off."
+            )
+        }
+        Some(spec) => format!("learning uses {spec}, only after a turn that taught something: two calls."),
+        None => "learning when a turn ends needs a model: run setup again with --llm (e.g. --llm openai:gpt-4.1-mini, or a local server), or set MEMDIR_LLM; until then the stop hook does nothing.".into(),
+    }
 }
 
 /// Writes a plan: the new text made ready beside the file, the backup, then the swap.

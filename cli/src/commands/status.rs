@@ -45,6 +45,26 @@ struct Json<'a> {
     paused: Option<memdir_harness::contract::pause::Pause>,
     /// Who may write each memory type (issue 28), and the rule that decided.
     memory_writes: &'a [memdir_harness::contract::policy::TypePolicy],
+    /// Learning when a turn ends (issue 46): the model each agent's hook uses, and the last
+    /// seven days of the learning log.
+    learning: Learning,
+}
+
+#[derive(Serialize)]
+struct Learning {
+    /// Each agent whose stop hook memdir set up, and the model it learns with.
+    agents: Vec<AgentModel>,
+    /// `$MEMDIR_LLM`, which a hook without a model of its own uses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    default_model: Option<String>,
+    #[serde(flatten)]
+    recent: memdir_harness::contract::hook::Learning,
+}
+
+#[derive(Serialize)]
+struct AgentModel {
+    client: &'static str,
+    model: String,
 }
 
 /// Runs the command.
@@ -66,6 +86,14 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         memory_dir: None,
     };
     let paused = core.paused(&target, ctx.now_ms())?;
+    let learning = Learning {
+        agents: crate::commands::setup::learning_models(ctx)
+            .into_iter()
+            .map(|(client, model)| AgentModel { client, model })
+            .collect(),
+        default_model: ctx.var("MEMDIR_LLM").map(str::to_string),
+        recent: core.hook_learning_summary(&cwd, ctx.env(), ctx.now_ms())?,
+    };
     let (switches, location) = (&loaded.switches, &loaded.location);
     for d in &switches.diagnostics {
         writeln!(err, "memdir: warning: {d}")?;
@@ -91,6 +119,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         group: location.group.as_ref(),
         paused,
         memory_writes: &switches.memory_writes.0,
+        learning,
     };
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
@@ -151,6 +180,28 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
             writeln!(out, "group memory:  {} (memoryGroups: \"{}\")", group.dir, group.name)?;
         }
         writeln!(out, "project root:  {}", json.project_root)?;
+        learning_lines(&json.learning, out)?;
+    }
+    Ok(())
+}
+
+/// `learning:` lines: which model each agent learns with, and what the last week cost.
+fn learning_lines(learning: &Learning, out: &mut dyn Write) -> std::io::Result<()> {
+    let models: Vec<String> = learning.agents.iter().map(|m| format!("{} ({})", m.model, m.client)).collect();
+    match (models.is_empty(), &learning.default_model) {
+        (false, _) => writeln!(out, "learning:      {}", models.join(", "))?,
+        (true, Some(model)) => writeln!(out, "learning:      {model} ($MEMDIR_LLM)")?,
+        (true, None) => writeln!(out, "learning:      no agent's hook set up (memdir setup does it)")?,
+    }
+    let r = &learning.recent;
+    if r.extractions + r.skipped > 0 {
+        let tokens = r.tokens.map(|t| format!(", {t} tokens")).unwrap_or_default();
+        let failed = if r.failed > 0 { format!(", {} failed", r.failed) } else { String::new() };
+        writeln!(
+            out,
+            "               last {} days: {} turns learned from ({} calls{tokens}, {} memories written{failed}); {} skipped by the gate",
+            r.days, r.extractions, r.calls, r.written, r.skipped
+        )?;
     }
     Ok(())
 }

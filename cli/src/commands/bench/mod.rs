@@ -3,6 +3,7 @@
 //! then measures recall's choices on the labelled set, in one run, and prints Markdown tables.
 //! A benchmark, not a test: nothing here asserts a time.
 
+mod gate;
 mod hooks;
 mod scale;
 mod selector;
@@ -63,7 +64,13 @@ pub struct Args {
     /// generated memories and one older than all of them, the first building the recall index.
     #[arg(long, value_name = "COUNT")]
     pub recall_scale: Option<usize>,
-    /// Print each labelled request's expected and selected memories.
+    /// Measure the gate before extraction instead, on the labelled turns in this folder (one
+    /// `<language>.json` per language): the share of teaching turns that reach the model, and of
+    /// turns teaching nothing, per language and for both halves of the set.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/learning-gate"))]
+    pub gate: Option<PathBuf>,
+    /// Print each labelled request's expected and selected memories (with --gate: each turn
+    /// judged wrongly).
     #[arg(long)]
     pub verbose: bool,
     /// Only list and stat every file under DIR with `std::fs`, and print how many: the native
@@ -262,6 +269,9 @@ pub fn run(ctx: &Context, args: Args, cli: RunCli<'_>, out: &mut dyn Write, err:
     }
     if args.check {
         return bench_check(ctx, &args, out, err);
+    }
+    if let Some(dir) = &args.gate {
+        return gate::run(ctx, dir, args.verbose, out);
     }
     if args.hooks {
         return hooks::run(ctx, &args, cli, out);

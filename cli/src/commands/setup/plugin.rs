@@ -39,6 +39,15 @@ pub fn content(package: &Path, program: &str, llm: Option<&str>) -> String {
     )
 }
 
+/// The model a plugin file setup wrote hands the plugin, if any.
+pub fn llm_of(text: &str) -> Option<String> {
+    let options = text.lines().find(|l| l.contains("MemdirPlugin(ctx, "))?;
+    let start = options.find('{')?;
+    let end = options.rfind('}')?;
+    let value: serde_json::Value = serde_json::from_str(options.get(start..=end)?).ok()?;
+    value["llm"].as_str().map(str::to_string)
+}
+
 /// Whether `text` is a plugin file setup wrote.
 pub fn is_memdirs(text: &str) -> bool {
     text.starts_with(MARK)
@@ -76,6 +85,7 @@ mod tests {
         );
         assert_eq!(text.lines().count(), 3);
         assert!(text.contains(r#"{"llm":"command:sh -c 'x'","memdir":"/bin/me\"m"}"#), "{text}");
+        assert_eq!(llm_of(&text).as_deref(), Some("command:sh -c 'x'"));
     }
 
     #[test]
