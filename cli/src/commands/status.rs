@@ -195,12 +195,18 @@ fn learning_lines(learning: &Learning, out: &mut dyn Write) -> std::io::Result<(
     }
     let r = &learning.recent;
     if r.extractions + r.skipped > 0 {
-        let tokens = r.tokens.map(|t| format!(", {t} tokens")).unwrap_or_default();
+        let n =
+            |count: u64, one: &str, many: &str| format!("{count} {}", if count == 1 { one } else { many });
+        let tokens = r.tokens.map(|t| format!(", {}", n(t, "token", "tokens"))).unwrap_or_default();
         let failed = if r.failed > 0 { format!(", {} failed", r.failed) } else { String::new() };
         writeln!(
             out,
-            "               last {} days: {} turns learned from ({} calls{tokens}, {} memories written{failed}); {} skipped by the gate",
-            r.days, r.extractions, r.calls, r.written, r.skipped
+            "               last {} days: {} learned from ({}{tokens}, {} written{failed}); {} skipped by the gate",
+            r.days,
+            n(r.extractions.into(), "turn", "turns"),
+            n(r.calls.into(), "call", "calls"),
+            n(r.written.into(), "memory", "memories"),
+            n(r.skipped.into(), "turn", "turns"),
         )?;
     }
     Ok(())
