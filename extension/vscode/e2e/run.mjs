@@ -225,6 +225,10 @@ try {
     if (!final || !final.prompt.includes("mocks hid a broken migration")) throw new Error("the recalled memory did not reach the model's request");
     await until("the extracted memory", async () => fs.existsSync(path.join(memoryDir, "user_role.md")), 30_000);
     if (!fs.readFileSync(path.join(memoryDir, "user_role.md"), "utf8").includes("data engineer")) throw new Error("wrong memory written");
+    // The core's gate passed the turn, and the learning log counts it, as Show Status says (issue 46).
+    await until("the learning log", async () => fs.existsSync(path.join(memoryDir, ".sessions/learning.jsonl")));
+    await palette("Memory: Show Status");
+    await until("the learning line", async () => (await editorText()).includes("1 turn learned from"));
   });
 
   await check("Memory: Review Memories… accepts one proposal and rejects the other; the view's badge counts them (issue 28)", async () => {

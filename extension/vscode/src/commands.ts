@@ -150,6 +150,7 @@ export function registerCommands(workspace: Workspace, view: MemoriesView): vsco
         `- daily log: ${on(switches.dailyLog)}`,
         `- memory directory: \`${location.memoryDir}\`${location.memoryDirSetting ? ` (set by autoMemoryDirectory in \`${location.memoryDirSetting}\`)` : ""}`,
         `- project root: \`${location.projectRoot}\`${location.fromGit ? " (git)" : ""}`,
+        ...learningLines(ws),
         ...switches.diagnostics.map((d) => `- warning: ${d}`),
         ...ws.instructionDiagnostics().map((d) => `- instructions: ${d}`),
       ];
@@ -186,3 +187,15 @@ const TYPE_HINTS: Record<MemoryType, string> = {
   project: "what the work is in the middle of",
   reference: "where things live outside the code",
 };
+
+/** What learning cost in the last week (issue 46), as `memdir status` shows it. */
+function learningLines(ws: Workspace): string[] {
+  const l = ws.learning();
+  const n = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+  const models = l.models.length ? ` with ${l.models.join(", ")}` : "";
+  const tokens = l.tokens === undefined ? "" : `, ${n(Number(l.tokens), "token")}`;
+  const failed = l.failed ? `, ${l.failed} failed` : "";
+  return [
+    `- learning, last ${l.days} days: ${n(l.extractions, "turn")} learned from${models} (${n(l.calls, "model call")}${tokens}, ${n(l.written, "memory", "memories")} written${failed}); ${n(l.skipped, "turn")} skipped by the gate`,
+  ];
+}

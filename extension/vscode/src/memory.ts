@@ -379,6 +379,60 @@ export class Workspace {
   async extract(
     messages: { role: "user" | "assistant"; text: string }[],
     ask: (request: ModelRequest) => Promise<string>,
+    learning?: { client: string; model: string },
+  ): Promise<{ skipped?: string; written: string[]; diagnostics: string[] }> {
+    // After a turn (not for /remember), the core's gate decides first whether the user taught
+    // anything, and the learning log counts what it cost (issue 46).
+    if (learning) {
+      const said = messages.filter((m) => m.role === "user").map((m) => m.text);
+      if (!this.core.judgeTurn(said).teaches) {
+        this.learned(learning, { skipped: true, calls: 0, written: 0 });
+        return { skipped: "the turn taught nothing to keep", written: [], diagnostics: [] };
+      }
+    }
+    let calls = 0;
+    const counted = (request: ModelRequest) => {
+      calls += 1;
+      return ask(request);
+    };
+    let result: { skipped?: string; written: string[]; diagnostics: string[] };
+    try {
+      result = await this.extractTurn(messages, counted);
+    } catch (e) {
+      if (learning) this.learned(learning, { skipped: false, calls, written: 0, error: (e as Error).message });
+      throw e;
+    }
+    if (learning) this.learned(learning, { skipped: false, calls, written: result.written.length });
+    return result;
+  }
+
+  /** One line in the learning log of this workspace's memory. */
+  private learned(learning: { client: string; model: string }, what: { skipped: boolean; calls: number; written: number; error?: string }) {
+    if (!vscode.workspace.isTrusted) return;
+    const target = this.target();
+    const grant = this.core.open("hook", target);
+    this.core.hookLearned(grant, {
+      client: learning.client,
+      skipped: what.skipped,
+      cwd: target.cwd,
+      env: target.env,
+      model: learning.model,
+      calls: what.calls,
+      tokens: undefined,
+      written: what.written,
+      error: what.error,
+      nowMs: BigInt(Date.now()),
+    });
+  }
+
+  /** The last seven days of the learning log of this workspace's memory. */
+  learning() {
+    return this.core.learningSummary(readEverything(), this.cwd(), coreEnv(), BigInt(Date.now()));
+  }
+
+  private async extractTurn(
+    messages: { role: "user" | "assistant"; text: string }[],
+    ask: (request: ModelRequest) => Promise<string>,
   ): Promise<{ skipped?: string; written: string[]; diagnostics: string[] }> {
     const { target, grant } = this.writable();
     const input = {

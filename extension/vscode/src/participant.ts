@@ -1,8 +1,9 @@
 // The @memory chat participant: the seeds' loop inside VS Code's chat. The prompt is the
 // instructions, the memory guidance and MEMORY.md; the memories recalled for the request are
-// attached and shown as references; the answer streams from the request's model; afterwards
-// extraction looks at the turn and saves what is worth keeping (skipped when the turn already
-// saved). /remember, /forget and /dream do what they say.
+// attached and shown as references; the answer streams from the request's model; afterwards,
+// when the core's gate finds the user taught something, extraction looks at the turn and saves
+// what is worth keeping (skipped when the turn already saved). /remember, /forget and /dream do
+// what they say.
 
 import * as path from "node:path";
 import * as vscode from "vscode";
@@ -62,6 +63,7 @@ export function registerParticipant(workspace: Workspace, log: vscode.LogOutputC
             { role: "assistant", text: said },
           ],
           asker,
+          { client: "vscode", model: `vscode-lm:${model.vendor}/${model.family}` },
         );
         report(extracted.written, extracted.diagnostics);
       }

@@ -62,6 +62,9 @@ export type PauseState = ReturnType<Root["writer"]["pause"]>;
 export type Proposal = ReturnType<Root["writer"]["pending"]>[number];
 export type Env = Array<[string, string]>;
 export type Tool = ReturnType<Root["tools"]["catalog"]>[number];
+export type Verdict = ReturnType<Root["hook"]["judgeTurn"]>;
+export type LearnedEvent = Parameters<Root["hook"]["learned"]>[0];
+export type Learning = ReturnType<Root["hook"]["learningSummary"]>;
 
 /** The environment variables the core reads; nothing else from the process's environment reaches it. */
 const PASSED_ENV = /^(HOME|CLAUDE_CONFIG_DIR|CLAUDE_CODE_[A-Z_]+|MEMDIR_[A-Z_]+)$/;
@@ -337,6 +340,24 @@ export class MemoryCore {
   /** The tools every host that offers tools shows a model: one name, description and argument schema for every client. */
   toolCatalog(): Tool[] {
     return this.call("tools.catalog", undefined, (r) => r.tools.catalog());
+  }
+
+  /**
+   * Whether a turn's user messages may have taught something (issue 46): the gate a host asks
+   * before it spends a model call on extraction. Offline, in six languages.
+   */
+  judgeTurn(messages: string[]): Verdict {
+    return this.call("hook.judge-turn", undefined, (r) => r.hook.judgeTurn(messages));
+  }
+
+  /** Records a turn's learning (skipped by the gate, or an extraction) in the learning log. Grant it `open("hook", ...)`. */
+  hookLearned(grant: ConfinedFs, event: LearnedEvent): boolean {
+    return this.call("hook.learned", grant, (r) => r.hook.learned(event));
+  }
+
+  /** The last seven days of the learning log of `cwd`'s memory. */
+  learningSummary(grant: ConfinedFs, cwd: string, env: Env, nowMs: bigint): Learning {
+    return this.call("hook.learning-summary", grant, (r) => r.hook.learningSummary(cwd, env, nowMs));
   }
 
   /** A client's session as a file name in `.sessions/` (no id can name a path outside it). */
