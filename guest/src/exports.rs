@@ -40,6 +40,9 @@ mod component {
             "memdir:memory/hook@0.3.0/verdict": crate::writers::gate::Verdict,
             "memdir:memory/hook@0.3.0/learned-event": crate::agents::learning::LearnedEvent,
             "memdir:memory/hook@0.3.0/learning": crate::agents::learning::Learning,
+            "memdir:memory/hook@0.3.0/receipt": crate::agents::receipts::Receipt,
+            "memdir:memory/hook@0.3.0/usage": crate::agents::receipts::Usage,
+            "memdir:memory/hook@0.3.0/receipts": crate::agents::receipts::Receipts,
         },
     });
 
@@ -1009,6 +1012,13 @@ mod component {
             crate::agents::learning::learned(&HostFs, &event).map_err(wit_error)
         }
 
+        fn list_receipts(
+            target: wit::Target,
+            limit: u32,
+        ) -> Result<crate::agents::receipts::Receipts, wit::Error> {
+            crate::agents::receipts::of_target(&HostFs, &core_target(target), limit).map_err(wit_error)
+        }
+
         fn learning_summary(
             cwd: String,
             env: Vec<(String, String)>,
@@ -1252,6 +1262,10 @@ mod table {
             "hook.take-job" => wit(hook::take_job(fs, &s(0)?)),
             "hook.judge-turn" => json!(crate::writers::gate::judge(&de::<Vec<String>>(func, arg(0))?)),
             "hook.learned" => wit(crate::agents::learning::learned(fs, &de(func, arg(0))?)),
+            "hook.list-receipts" => {
+                let limit: u32 = de(func, arg(1))?;
+                wit(crate::agents::receipts::of_target(fs, &de(func, arg(0))?, limit))
+            }
             "hook.learning-summary" => {
                 let now: i64 = de(func, arg(2))?;
                 wit(crate::agents::learning::summary(fs, &s(0)?, &env(1)?, now))

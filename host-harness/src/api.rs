@@ -300,6 +300,10 @@ pub trait Core {
     fn hook_learned(&mut self, event: &memdir_core::learning::LearnedEvent) -> Result<bool> {
         outcome(self, "hook.learned", args![event])
     }
+    /// The newest `limit` receipts of what the hooks gave each agent, and each memory's use.
+    fn hook_receipts(&mut self, target: &Target, limit: u32) -> Result<memdir_core::receipts::Receipts> {
+        outcome(self, "hook.list-receipts", args![target, limit])
+    }
     /// The last seven days of the learning log of `cwd`'s memory.
     fn hook_learning_summary(
         &mut self,

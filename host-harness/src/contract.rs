@@ -37,6 +37,7 @@ pub mod hook {
     pub use memdir_core::gate::Verdict;
     pub use memdir_core::hook::{COMMON_CAP, PromptEvent, StartEvent, StopEvent};
     pub use memdir_core::learning::{LearnedEvent, Learning};
+    pub use memdir_core::receipts::{Receipt, Receipts, Usage};
 }
 /// `instructions`: what to load, and what was loaded.
 pub mod instructions {
@@ -85,7 +86,7 @@ pub mod recall {
 }
 /// `scan`: the files a memory directory holds besides memories.
 pub mod scan {
-    pub use memdir_core::scan::{INDEX_CACHE, INDEX_FILE};
+    pub use memdir_core::scan::{INDEX_CACHE, INDEX_FILE, MemoryHeader};
 }
 /// `switches`: settings a host acts on.
 pub mod switches {

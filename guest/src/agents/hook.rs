@@ -186,11 +186,16 @@ pub struct Injected {
 }
 
 /// What a prompt waiting for vectors keeps.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 struct PromptState {
     recall: String,
     session_file: String,
     cap: usize,
+    /// The receipt to keep once the text is framed, its memories and bytes still to fill.
+    #[serde(default)]
+    receipt: super::receipts::Receipt,
+    #[serde(default)]
+    memory_dir: String,
 }
 
 /// One user prompt (R14.2, R8): the prompt kept in the turn's log, then offline recall within
@@ -246,26 +251,33 @@ pub fn prompt(fs: &dyn Fs, event: &PromptEvent) -> crate::base::error::Result<St
     };
     let cap = event.cap_bytes.map_or(COMMON_CAP, |c| c as usize);
     let step = recall::start(fs, &input)?;
-    follow(fs, step, session_file, cap)
+    let receipt = super::receipts::Receipt {
+        at_ms: event.now_ms,
+        client: event.client.clone(),
+        session: event.session.clone(),
+        kind: "prompt".into(),
+        ..super::receipts::Receipt::default()
+    };
+    let state = PromptState { recall: String::new(), session_file, cap, receipt, memory_dir: dir.clone() };
+    follow(fs, step, state)
 }
 
 /// Goes on with a prompt that asked for vectors.
 pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> crate::base::error::Result<Step<Injected>> {
-    let PromptState { recall, session_file, cap } = crate::base::model::state("hook prompt", state)?;
-    let step = recall::resume(fs, &recall, reply)?;
-    follow(fs, step, session_file, cap)
+    let state: PromptState = crate::base::model::state("hook prompt", state)?;
+    let step = recall::resume(fs, &state.recall, reply)?;
+    follow(fs, step, state)
 }
 
 /// Passes recall's questions on with this prompt's state around theirs; once it is done, keeps
-/// the session and frames what fits.
+/// the session, frames what fits and keeps the receipt of what was given.
 fn follow(
     fs: &dyn Fs,
     step: Step<recall::RecallResult>,
-    session_file: String,
-    cap: usize,
+    state: PromptState,
 ) -> crate::base::error::Result<Step<Injected>> {
     let wrap = |recall: String| {
-        let state = PromptState { recall, session_file: session_file.clone(), cap };
+        let state = PromptState { recall, ..state.clone() };
         serde_json::to_string(&state).expect("states always serialise")
     };
     match step {
@@ -280,8 +292,17 @@ fn follow(
         Step::Done(result) => {
             // What does not fit the client's limit is taken back from the session: a later
             // turn may recall it.
-            let framed = recall_context(&result.session, &result.attachments, cap)?;
-            fs.write_file(&session_file, framed.session.as_bytes())?;
+            let framed = recall_context(&result.session, &result.attachments, state.cap)?;
+            fs.write_file(&state.session_file, framed.session.as_bytes())?;
+            if let Some(text) = &framed.text {
+                let given: Vec<_> = result.attachments.iter().filter(|a| text.contains(&a.text)).collect();
+                let receipt = super::receipts::Receipt {
+                    memories: given.iter().map(|a| a.path.clone()).collect(),
+                    bytes: text.len() as u32,
+                    ..state.receipt
+                };
+                super::receipts::record(fs, &state.memory_dir, &receipt)?;
+            }
             Ok(Step::Done(Injected { text: framed.text, diagnostics: result.diagnostics }))
         }
     }
@@ -461,11 +482,21 @@ pub fn session_start(fs: &dyn Fs, event: &StartEvent) -> crate::base::error::Res
     if text.trim().is_empty() {
         return Ok(started);
     }
-    started.text = Some(fit(&text, event.cap_bytes.map_or(COMMON_CAP, |c| c as usize)));
+    let given = fit(&text, event.cap_bytes.map_or(COMMON_CAP, |c| c as usize));
     if exists {
         super::sessions::dir(fs, dir)?;
         fs.write_file(&start_file, event.now_ms.to_string().as_bytes())?;
+        let receipt = super::receipts::Receipt {
+            at_ms: event.now_ms,
+            client: event.client.clone(),
+            session: event.session.clone(),
+            kind: "session-start".into(),
+            memories: vec![crate::format::scan::INDEX_FILE.to_string()],
+            bytes: given.len() as u32,
+        };
+        super::receipts::record(fs, dir, &receipt)?;
     }
+    started.text = Some(given);
     Ok(started)
 }
 

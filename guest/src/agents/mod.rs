@@ -2,5 +2,6 @@
 
 pub mod hook;
 pub mod learning;
+pub mod receipts;
 mod sessions;
 pub mod tools;
