@@ -165,6 +165,18 @@ impl Context {
         }
     }
 
+    /// [`Context::fresh`] with another environment (a benchmark's throwaway HOME).
+    pub fn with_env(&self, env: Vec<(String, String)>) -> Context {
+        Context { env, ..self.fresh() }
+    }
+
+    /// The backend's name, for reports.
+    pub fn backend_name(&self) -> String {
+        clap::ValueEnum::to_possible_value(&self.backend)
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default()
+    }
+
     /// A core on the chosen backend, with `fs` as its filesystem.
     pub fn core(&self, fs: ConfinedFs) -> Result<Box<dyn Core + '_>, Error> {
         if let Some(log) = &self.record {

@@ -82,6 +82,9 @@ enum Command {
     Resume(commands::pause::ResumeArgs),
     /// Sync team memory (or, with --private, your own) through git: init, sync, status.
     Team(commands::team::Args),
+    /// Open a workbench in the browser: every memory on this machine, what each agent was
+    /// given, and the review queue, on a page served from this machine only.
+    Ui(commands::ui::Args),
     /// Write a sample memory directory and show what an agent gets from it (try this first).
     Demo(commands::demo::Args),
     /// Extract memories from a conversation with a model, in two rounds.
@@ -191,6 +194,7 @@ pub fn run_with_stdin(
         Command::Instructions(a) => commands::instructions::run(&ctx, a, out, err),
         Command::Prompt(a) => commands::prompt::run(&ctx, a, out, err),
         Command::Status(a) => commands::status::run(&ctx, a, out, err),
+        Command::Ui(a) => commands::ui::run(&ctx, a, out),
         Command::Hook(a) => commands::hook::run(&ctx, a, out),
         Command::Recall(a) => commands::recall::run(&ctx, a, out, err),
         Command::Session(a) => commands::session::run(&ctx, a, out),

@@ -24,3 +24,4 @@ pub mod setup;
 pub mod status;
 pub mod team;
 pub mod tools;
+pub mod ui;

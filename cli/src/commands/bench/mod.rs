@@ -7,6 +7,7 @@ mod gate;
 mod hooks;
 mod scale;
 mod selector;
+mod ui;
 
 use crate::context::{Context, Failure, Outcome, RunCli};
 use memdir_harness::contract::check::CheckReport;
@@ -64,6 +65,10 @@ pub struct Args {
     /// generated memories and one older than all of them, the first building the recall index.
     #[arg(long, value_name = "COUNT")]
     pub recall_scale: Option<usize>,
+    /// Time the workbench (`memdir ui`) instead, over this many generated memories: the first
+    /// screen, one memory and searches, in server time; and the page's weight.
+    #[arg(long, value_name = "COUNT")]
+    pub ui: Option<usize>,
     /// Measure the gate before extraction instead, on the labelled turns in this folder (one
     /// `<language>.json` per language): the share of teaching turns that reach the model, and of
     /// turns teaching nothing, per language and for both halves of the set.
@@ -269,6 +274,9 @@ pub fn run(ctx: &Context, args: Args, cli: RunCli<'_>, out: &mut dyn Write, err:
     }
     if args.check {
         return bench_check(ctx, &args, out, err);
+    }
+    if let Some(count) = args.ui {
+        return ui::run(ctx, count, out);
     }
     if let Some(dir) = &args.gate {
         return gate::run(ctx, dir, args.verbose, out);
