@@ -1019,6 +1019,13 @@ mod component {
             crate::agents::receipts::of_target(&HostFs, &core_target(target), limit).map_err(wit_error)
         }
 
+        fn record_receipt(
+            target: wit::Target,
+            receipt: crate::agents::receipts::Receipt,
+        ) -> Result<bool, wit::Error> {
+            crate::agents::receipts::record_for(&HostFs, &core_target(target), &receipt).map_err(wit_error)
+        }
+
         fn learning_summary(
             cwd: String,
             env: Vec<(String, String)>,
@@ -1262,6 +1269,9 @@ mod table {
             "hook.take-job" => wit(hook::take_job(fs, &s(0)?)),
             "hook.judge-turn" => json!(crate::writers::gate::judge(&de::<Vec<String>>(func, arg(0))?)),
             "hook.learned" => wit(crate::agents::learning::learned(fs, &de(func, arg(0))?)),
+            "hook.record-receipt" => {
+                wit(crate::agents::receipts::record_for(fs, &de(func, arg(0))?, &de(func, arg(1))?))
+            }
             "hook.list-receipts" => {
                 let limit: u32 = de(func, arg(1))?;
                 wit(crate::agents::receipts::of_target(fs, &de(func, arg(0))?, limit))

@@ -304,6 +304,15 @@ pub trait Core {
     fn hook_receipts(&mut self, target: &Target, limit: u32) -> Result<memdir_core::receipts::Receipts> {
         outcome(self, "hook.list-receipts", args![target, limit])
     }
+    /// Records what a host gave an agent outside the hooks, on a core opened for
+    /// [`Operation::Recall`]; false when the memory has no directory.
+    fn hook_record_receipt(
+        &mut self,
+        target: &Target,
+        receipt: &memdir_core::receipts::Receipt,
+    ) -> Result<bool> {
+        outcome(self, "hook.record-receipt", args![target, receipt])
+    }
     /// The last seven days of the learning log of `cwd`'s memory.
     fn hook_learning_summary(
         &mut self,

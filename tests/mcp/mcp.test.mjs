@@ -246,6 +246,9 @@ test("every tool, in the order an agent uses them, against a real memory directo
     );
     assert.match(recalled, /<system-reminder>/);
     assert.match(recalled, /Use the real Postgres, never mocks/);
+    // The receipt of what the client was given, which `memdir ui` shows (issue 48).
+    const receipts = fs.readFileSync(path.join(w.memoryDir, ".sessions", "receipts.jsonl"), "utf8").trim().split("\n").map(JSON.parse);
+    assert.deepEqual(receipts.map((r) => [r.client, r.kind, r.memories]), [["mcp:memdir-mcp-test", "tool", ["integration-tests-use-a-real-database.md"]]]);
     // The same connection does not get the same memory twice (R8: dedupe per session).
     const again = text(
       await client.callTool({ name: "memory_recall", arguments: { query: "database tests with postgres mocks" } }),

@@ -92,6 +92,7 @@ pub fn run(ctx: &Context, args: Args) -> Outcome {
             session: String::new(),
             model,
             sampling: None,
+            client_name: None,
             sync: AutoSync::default(),
             watch: worker_watch,
         };
@@ -194,6 +195,8 @@ struct Memory {
     model: Option<Box<dyn Model>>,
     /// The client's model, when the client offers sampling: preferred to `model`.
     sampling: Option<client::Sampling>,
+    /// The client's name from its `initialize`, for the receipts of what it was given.
+    client_name: Option<String>,
     sync: AutoSync,
     watch: Arc<watch::Watch>,
 }
@@ -485,9 +488,11 @@ impl ServerHandler for Server {
         let sampling = (!self.llm_given)
             .then(|| client::Sampling::offered(&context.peer, runtime, SAMPLING_TIMEOUT))
             .flatten();
+        let client_name = context.peer.peer_info().map(|i| i.client_info.name.clone());
         let result = self
             .on_worker(move |memory| {
                 memory.sampling = sampling;
+                memory.client_name = client_name;
                 match project {
                     Some(project) => memory
                         .visit(&project, |memory| call.run(memory, &progress))

@@ -339,7 +339,7 @@ export class Workspace {
     query: string,
     session: { json: string },
     ask: ((request: ModelRequest) => Promise<string>) | undefined,
-    options: { recentTools?: string[]; alreadyRead?: string[]; ignoreMemory?: boolean } = {},
+    options: { recentTools?: string[]; alreadyRead?: string[]; ignoreMemory?: boolean; givenTo?: string } = {},
   ): Promise<RecallResult> {
     const input = {
       target: this.target(),
@@ -365,7 +365,19 @@ export class Workspace {
         modelMs += performance.now() - asked;
       }
     };
-    const result = await this.core.recall(this.indexGrant(), input, timed, embedder?.embed);
+    const grant = this.indexGrant();
+    const result = await this.core.recall(grant, input, timed, embedder?.embed);
+    // What an agent was given is kept as a receipt, which `memdir ui` shows (issue 48).
+    if (options.givenTo && vscode.workspace.isTrusted) {
+      this.core.recordReceipt(grant, input.target, {
+        atMs: BigInt(Date.now()),
+        client: options.givenTo,
+        session: undefined,
+        kind: "tool",
+        memories: result.attachments.map((a) => a.path),
+        bytes: result.attachments.reduce((n, a) => n + Buffer.byteLength(a.text), 0),
+      });
+    }
     const ms = (n: number) => n.toFixed(1);
     this.log.info(`memdir: recall took ${ms(performance.now() - started)} ms, of which the model ${ms(modelMs)} ms`);
     session.json = result.session;

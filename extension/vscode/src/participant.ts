@@ -35,7 +35,7 @@ export function registerParticipant(workspace: Workspace, log: vscode.LogOutputC
     async function answer(): Promise<vscode.ChatResult> {
       if (context.history.length === 0) session.json = "";
       stream.progress("Recalling memories…");
-      const recalled = await workspace.recall(request.prompt, session, offline ? undefined : asker);
+      const recalled = await workspace.recall(request.prompt, session, offline ? undefined : asker, { givenTo: "vscode:@memory" });
       const memoryDir = workspace.location().memoryDir;
       for (const a of recalled.attachments) stream.reference(vscode.Uri.file(path.resolve(memoryDir, a.path)));
       for (const d of recalled.diagnostics) log.warn(d);

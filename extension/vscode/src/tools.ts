@@ -22,6 +22,7 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
         const result = await workspace.recall(options.input.query, session, await answerer(token), {
           recentTools: options.input.recent_tools,
           alreadyRead: options.input.already_read,
+          givenTo: "vscode:tool",
         });
         const parts = result.attachments.map((a) => a.text);
         if (result.skipped) parts.push(`Nothing recalled (${result.skipped}).`);

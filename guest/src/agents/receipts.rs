@@ -115,3 +115,19 @@ pub fn of_target(
 ) -> crate::base::error::Result<Receipts> {
     list(fs, &target.resolve(fs)?.memory_dir, limit)
 }
+
+/// Records what a host gave an agent outside the hooks (an MCP tool's recall, the editor's), in
+/// `target`'s memory directory; false when it has none. Grant it `paths.plan(recall, ...)`.
+pub fn record_for(
+    fs: &dyn Fs,
+    target: &crate::context::target::Target,
+    receipt: &Receipt,
+) -> crate::base::error::Result<bool> {
+    let dir = target.resolve(fs)?.memory_dir;
+    if fs.stat(&dir).is_err() || receipt.memories.is_empty() {
+        return Ok(false);
+    }
+    super::sessions::dir(fs, &dir)?;
+    record(fs, &dir, receipt)?;
+    Ok(true)
+}

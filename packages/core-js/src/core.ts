@@ -65,6 +65,7 @@ export type Tool = ReturnType<Root["tools"]["catalog"]>[number];
 export type Verdict = ReturnType<Root["hook"]["judgeTurn"]>;
 export type LearnedEvent = Parameters<Root["hook"]["learned"]>[0];
 export type Learning = ReturnType<Root["hook"]["learningSummary"]>;
+export type Receipt = Parameters<Root["hook"]["recordReceipt"]>[1];
 
 /** The environment variables the core reads; nothing else from the process's environment reaches it. */
 const PASSED_ENV = /^(HOME|CLAUDE_CONFIG_DIR|CLAUDE_CODE_[A-Z_]+|MEMDIR_[A-Z_]+)$/;
@@ -353,6 +354,11 @@ export class MemoryCore {
   /** Records a turn's learning (skipped by the gate, or an extraction) in the learning log. Grant it `open("hook", ...)`. */
   hookLearned(grant: ConfinedFs, event: LearnedEvent): boolean {
     return this.call("hook.learned", grant, (r) => r.hook.learned(event));
+  }
+
+  /** Records what an agent was given outside the hooks (a tool's recall) in `target`'s memory. Grant it `open("recall", ...)`. */
+  recordReceipt(grant: ConfinedFs, target: Target, receipt: Receipt): boolean {
+    return this.call("hook.record-receipt", grant, (r) => r.hook.recordReceipt(target, receipt));
   }
 
   /** The last seven days of the learning log of `cwd`'s memory. */

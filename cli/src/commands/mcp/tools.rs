@@ -334,6 +334,11 @@ fn index(memory: &Memory) -> Result<Answer, Failure> {
 }
 
 fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<Answer, Failure> {
+    // The receipt names the client the server is talking to (its `initialize`).
+    let given_to = match memory.client_name.as_deref() {
+        Some(name) if !name.is_empty() => format!("mcp:{name}"),
+        _ => "mcp".to_string(),
+    };
     let query = Query {
         cwd: &memory.cwd,
         memory_dir: None,
@@ -342,6 +347,7 @@ fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<Answer, Failure>
         already_read: &args.already_read,
         ignore_memory: false,
         embeddings: None,
+        given_to: Some(&given_to),
     };
     let session = std::mem::take(&mut memory.session);
     let model = super::model(&mut memory.sampling, &mut memory.model);

@@ -289,6 +289,7 @@ impl<'c> Workbench<'c> {
             already_read: &[],
             ignore_memory: false,
             embeddings: None,
+            given_to: None,
         };
         let result = crate::ops::recall::recall(self.ctx, &query, String::new(), None)?;
         let attachments: Vec<Value> = result
