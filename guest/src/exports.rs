@@ -40,9 +40,9 @@ mod component {
             "memdir:memory/hook@0.3.0/verdict": crate::writers::gate::Verdict,
             "memdir:memory/hook@0.3.0/learned-event": crate::agents::learning::LearnedEvent,
             "memdir:memory/hook@0.3.0/learning": crate::agents::learning::Learning,
-            "memdir:memory/hook@0.3.0/receipt": crate::agents::receipts::Receipt,
-            "memdir:memory/hook@0.3.0/usage": crate::agents::receipts::Usage,
-            "memdir:memory/hook@0.3.0/receipts": crate::agents::receipts::Receipts,
+            "memdir:memory/hook@0.3.0/receipt": crate::retrieval::receipts::Receipt,
+            "memdir:memory/hook@0.3.0/usage": crate::retrieval::receipts::Usage,
+            "memdir:memory/hook@0.3.0/receipts": crate::retrieval::receipts::Receipts,
         },
     });
 
@@ -628,6 +628,10 @@ mod component {
             check::fix(&HostFs, &core_target(target), now_ms).map_err(wit_error)
         }
 
+        fn propose_retiring(target: wit::Target, now_ms: i64) -> Result<Vec<String>, wit::Error> {
+            check::propose_retiring(&HostFs, &core_target(target), now_ms).map_err(wit_error)
+        }
+
         fn start(target: wit::Target, now_ms: i64) -> Result<ex::check::CheckStep, wit::Error> {
             check::start(&HostFs, &core_target(target), now_ms).map(check_step).map_err(wit_error)
         }
@@ -720,6 +724,7 @@ mod component {
             F::LinkNotWrittenYet => K::LinkNotWrittenYet,
             F::SyncConflict => K::SyncConflict,
             F::PastDates => K::PastDates,
+            F::Unused => K::Unused,
         }
     }
 
@@ -1015,15 +1020,15 @@ mod component {
         fn list_receipts(
             target: wit::Target,
             limit: u32,
-        ) -> Result<crate::agents::receipts::Receipts, wit::Error> {
-            crate::agents::receipts::of_target(&HostFs, &core_target(target), limit).map_err(wit_error)
+        ) -> Result<crate::retrieval::receipts::Receipts, wit::Error> {
+            crate::retrieval::receipts::of_target(&HostFs, &core_target(target), limit).map_err(wit_error)
         }
 
         fn record_receipt(
             target: wit::Target,
-            receipt: crate::agents::receipts::Receipt,
+            receipt: crate::retrieval::receipts::Receipt,
         ) -> Result<bool, wit::Error> {
-            crate::agents::receipts::record_for(&HostFs, &core_target(target), &receipt).map_err(wit_error)
+            crate::retrieval::receipts::record_for(&HostFs, &core_target(target), &receipt).map_err(wit_error)
         }
 
         fn learning_summary(
@@ -1226,6 +1231,9 @@ mod table {
             }
             "writer.forget" => wit(writer::forget(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
             "check.fix" => wit(crate::hygiene::check::fix(fs, &de(func, arg(0))?, de(func, arg(1))?)),
+            "check.propose-retiring" => {
+                wit(crate::hygiene::check::propose_retiring(fs, &de(func, arg(0))?, de(func, arg(1))?))
+            }
             "check.start" => wit(crate::hygiene::check::start(fs, &de(func, arg(0))?, de(func, arg(1))?)),
             "check.resume" => wit(crate::hygiene::check::resume(fs, &s(0)?, de(func, arg(1))?)),
             "writer.rebuild-index" => wit(writer::rebuild_index(fs, &de(func, arg(0))?, de(func, arg(1))?)),
@@ -1270,11 +1278,11 @@ mod table {
             "hook.judge-turn" => json!(crate::writers::gate::judge(&de::<Vec<String>>(func, arg(0))?)),
             "hook.learned" => wit(crate::agents::learning::learned(fs, &de(func, arg(0))?)),
             "hook.record-receipt" => {
-                wit(crate::agents::receipts::record_for(fs, &de(func, arg(0))?, &de(func, arg(1))?))
+                wit(crate::retrieval::receipts::record_for(fs, &de(func, arg(0))?, &de(func, arg(1))?))
             }
             "hook.list-receipts" => {
                 let limit: u32 = de(func, arg(1))?;
-                wit(crate::agents::receipts::of_target(fs, &de(func, arg(0))?, limit))
+                wit(crate::retrieval::receipts::of_target(fs, &de(func, arg(0))?, limit))
             }
             "hook.learning-summary" => {
                 let now: i64 = de(func, arg(2))?;

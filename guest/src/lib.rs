@@ -44,12 +44,12 @@ pub mod exports;
 // in (the host library, its tests), and four the fuzz targets read. The rest is the core's own:
 // approval, conflict, dailylog, dates, embeddings, error, fnv, freshness, journal, memory_path,
 // memory_type, recall_index, reserved, similar, yaml (their types are re-exported below).
-pub use agents::{hook, learning, receipts, tools};
+pub use agents::{hook, learning, tools};
 pub use base::{fs, git, glob, model, secrets, text, time};
 pub use context::{instructions, paths, plan, policy, prompt, scope, switches, target};
 pub use format::{evidence, frontmatter, index, links, manifest, scan, wrapper};
 pub use hygiene::check;
-pub use retrieval::{budget, recall, select};
+pub use retrieval::{budget, recall, receipts, select};
 pub use sync::team;
 pub use writers::{apply, dream, extract, gate, pause, pending, trash, writer};
 

@@ -164,6 +164,10 @@ pub trait Core {
     fn check_fix(&mut self, target: &Target, now_ms: i64) -> Result<Vec<String>> {
         outcome(self, "check.fix", args![target, now_ms])
     }
+    /// Queues a proposal to retire each memory no agent was given in 90 days (issue 48).
+    fn propose_retiring(&mut self, target: &Target, now_ms: i64) -> Result<Vec<String>> {
+        outcome(self, "check.propose-retiring", args![target, now_ms])
+    }
     /// Writes MEMORY.md when memory files exist and it does not (R6.5).
     fn rebuild_index(&mut self, target: &Target, now_ms: i64) -> Result<Option<Rebuilt>> {
         outcome(self, "writer.rebuild-index", args![target, now_ms])

@@ -17,7 +17,8 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// First make the safe repairs to MEMORY.md (dangling and duplicate lines out, missing
-    /// lines in), listing each; memory files are never touched.
+    /// lines in), listing each; memory files are never touched. Memories no agent was given in
+    /// 90 days are proposed for retiring, in the review queue.
     #[arg(long)]
     pub fix: bool,
 }
@@ -26,27 +27,34 @@ pub struct Args {
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     let cwd = absolute(&args.target.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
     let explicit = args.target.memory_dir.as_deref().map(absolute).transpose()?;
-    let fixed = match args.fix {
+    let (fixed, proposed) = match args.fix {
         true => {
             let (target, _, mut core) = args.target.open(ctx)?;
-            core.check_fix(&target, ctx.now_ms())?
+            (core.check_fix(&target, ctx.now_ms())?, core.propose_retiring(&target, ctx.now_ms())?)
         }
-        false => Vec::new(),
+        false => (Vec::new(), Vec::new()),
     };
     let report = inspect(ctx, &cwd, explicit)?;
     if args.json {
         #[derive(serde::Serialize)]
         struct Fixed<'a> {
             fixed: &'a [String],
+            proposed: &'a [String],
             #[serde(flatten)]
             report: &'a CheckReport,
         }
-        serde_json::to_writer_pretty(&mut *out, &Fixed { fixed: &fixed, report: &report })
-            .map_err(std::io::Error::from)?;
+        serde_json::to_writer_pretty(
+            &mut *out,
+            &Fixed { fixed: &fixed, proposed: &proposed, report: &report },
+        )
+        .map_err(std::io::Error::from)?;
         writeln!(out)?;
     } else {
         for change in &fixed {
             writeln!(out, "fixed: {change}")?;
+        }
+        for proposal in &proposed {
+            writeln!(out, "review: {proposal}")?;
         }
         write!(out, "{}", render(&report))?;
     }

@@ -97,8 +97,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         for f in &findings {
             writeln!(out, "  - {}", f.message)?;
         }
-        let retire =
-            findings.iter().any(|f| f.kind == memdir_harness::contract::check::FindingKind::PastDates);
+        let retire = findings.iter().any(|f| f.kind.suggests_retiring());
         loop {
             let prompt = if retire {
                 "retire it? [f]orget, [k]eep, [e]dit, [q]uit: "

@@ -26,7 +26,7 @@ export async function review(workspace: Workspace, refresh: () => void): Promise
   let forgotten = 0;
   for (const [memory, findings] of byMemory) {
     n += 1;
-    const retire = findings.some((f) => f.kind === "past-dates");
+    const retire = findings.some((f) => f.kind === "past-dates" || f.kind === "unused");
     const actions = [
       { label: retire ? "$(archive) Retire (forget)" : "$(trash) Forget", action: "forget" },
       { label: "$(check) Keep", action: "keep" },

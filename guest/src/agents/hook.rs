@@ -193,7 +193,7 @@ struct PromptState {
     cap: usize,
     /// The receipt to keep once the text is framed, its memories and bytes still to fill.
     #[serde(default)]
-    receipt: super::receipts::Receipt,
+    receipt: crate::retrieval::receipts::Receipt,
     #[serde(default)]
     memory_dir: String,
 }
@@ -218,7 +218,7 @@ pub fn prompt(fs: &dyn Fs, event: &PromptEvent) -> crate::base::error::Result<St
         }
         fs.create_dir_all(dir)?;
     }
-    let sessions = super::sessions::dir(fs, dir)?;
+    let sessions = crate::format::sessions::dir(fs, dir)?;
     let stem = crate::base::fs::join(&sessions, &session_name(&event.client, event.session.as_deref()));
     if event.keep_turn {
         remember_prompt(fs, &stem, &event.prompt, event.now_ms)?;
@@ -251,12 +251,12 @@ pub fn prompt(fs: &dyn Fs, event: &PromptEvent) -> crate::base::error::Result<St
     };
     let cap = event.cap_bytes.map_or(COMMON_CAP, |c| c as usize);
     let step = recall::start(fs, &input)?;
-    let receipt = super::receipts::Receipt {
+    let receipt = crate::retrieval::receipts::Receipt {
         at_ms: event.now_ms,
         client: event.client.clone(),
         session: event.session.clone(),
         kind: "prompt".into(),
-        ..super::receipts::Receipt::default()
+        ..crate::retrieval::receipts::Receipt::default()
     };
     let state = PromptState { recall: String::new(), session_file, cap, receipt, memory_dir: dir.clone() };
     follow(fs, step, state)
@@ -296,12 +296,12 @@ fn follow(
             fs.write_file(&state.session_file, framed.session.as_bytes())?;
             if let Some(text) = &framed.text {
                 let given: Vec<_> = result.attachments.iter().filter(|a| text.contains(&a.text)).collect();
-                let receipt = super::receipts::Receipt {
+                let receipt = crate::retrieval::receipts::Receipt {
                     memories: given.iter().map(|a| a.path.clone()).collect(),
                     bytes: text.len() as u32,
                     ..state.receipt
                 };
-                super::receipts::record(fs, &state.memory_dir, &receipt)?;
+                crate::retrieval::receipts::record(fs, &state.memory_dir, &receipt)?;
             }
             Ok(Step::Done(Injected { text: framed.text, diagnostics: result.diagnostics }))
         }
@@ -395,7 +395,7 @@ pub fn stop(fs: &dyn Fs, event: &StopEvent) -> crate::base::error::Result<Option
     if !event.extract {
         return Ok(None);
     }
-    super::sessions::dir(fs, dir)?;
+    crate::format::sessions::dir(fs, dir)?;
     let said: Vec<String> = transcript
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -484,9 +484,9 @@ pub fn session_start(fs: &dyn Fs, event: &StartEvent) -> crate::base::error::Res
     }
     let given = fit(&text, event.cap_bytes.map_or(COMMON_CAP, |c| c as usize));
     if exists {
-        super::sessions::dir(fs, dir)?;
+        crate::format::sessions::dir(fs, dir)?;
         fs.write_file(&start_file, event.now_ms.to_string().as_bytes())?;
-        let receipt = super::receipts::Receipt {
+        let receipt = crate::retrieval::receipts::Receipt {
             at_ms: event.now_ms,
             client: event.client.clone(),
             session: event.session.clone(),
@@ -494,7 +494,7 @@ pub fn session_start(fs: &dyn Fs, event: &StartEvent) -> crate::base::error::Res
             memories: vec![crate::format::scan::INDEX_FILE.to_string()],
             bytes: given.len() as u32,
         };
-        super::receipts::record(fs, dir, &receipt)?;
+        crate::retrieval::receipts::record(fs, dir, &receipt)?;
     }
     started.text = Some(given);
     Ok(started)

@@ -127,7 +127,7 @@ pub fn learned(fs: &dyn Fs, event: &LearnedEvent) -> crate::base::error::Result<
     if fs.stat(&location.memory_dir).is_err() {
         return Ok(false);
     }
-    super::sessions::dir(fs, &location.memory_dir)?;
+    crate::format::sessions::dir(fs, &location.memory_dir)?;
     let entry = Entry {
         at_ms: event.now_ms,
         client: event.client.clone(),

@@ -2,6 +2,4 @@
 
 pub mod hook;
 pub mod learning;
-pub mod receipts;
-mod sessions;
 pub mod tools;

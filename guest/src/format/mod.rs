@@ -12,4 +12,5 @@ pub mod memory_path;
 pub mod memory_type;
 pub mod recall_index;
 pub mod scan;
+pub mod sessions;
 pub mod wrapper;

@@ -64,9 +64,21 @@ pub enum FindingKind {
     SyncConflict,
     /// A project memory whose dates have all passed: maybe time to retire it.
     PastDates,
+    /// No agent was given the memory for [`FADING_DAYS`] days, by the receipts (issue 48):
+    /// maybe time to retire it, through the review queue ([`propose_retiring`]).
+    Unused,
 }
 
+/// How long a memory no agent was given stays before check suggests retiring it.
+pub const FADING_DAYS: i64 = 90;
+
 impl FindingKind {
+    /// Whether the finding suggests the memory has had its day (its dates passed, or no agent
+    /// was given it in 90 days): a review offers to retire it first.
+    pub fn suggests_retiring(self) -> bool {
+        matches!(self, FindingKind::PastDates | FindingKind::Unused)
+    }
+
     /// How much it matters: errors and warnings make `check` fail, notes do not.
     pub fn severity(self) -> Severity {
         use FindingKind as K;
@@ -81,7 +93,7 @@ impl FindingKind {
             K::NotInIndex | K::MissingCitation | K::NearDuplicate | K::Contradiction | K::SyncConflict => {
                 Severity::Warning
             }
-            K::ChangedCitation | K::LinkNotWrittenYet | K::PastDates => Severity::Note,
+            K::ChangedCitation | K::LinkNotWrittenYet | K::PastDates | K::Unused => Severity::Note,
         }
     }
 }
@@ -221,6 +233,17 @@ pub fn check(fs: &dyn Fs, target: &Target, now_ms: i64, git: &GitFacts) -> Resul
         }
     }
     check_contents(fs, &resolved.location.work_tree, git, now_ms, &memories, &mut report);
+    for path in unused(fs, &memory_dir, now_ms, memories.iter().map(|m| (&m.path, m.header.mtime_ms)))? {
+        report.findings.push(finding(
+            FindingKind::Unused,
+            &path,
+            None,
+            format!(
+                "no agent was given it in the last {FADING_DAYS} days: `memdir check --fix` proposes retiring it, \
+                 which you accept or reject in the review queue"
+            ),
+        ));
+    }
     report.findings.sort_by(|a, b| (&a.path, a.line, a.kind as u8).cmp(&(&b.path, b.line, b.kind as u8)));
     Ok(report)
 }
@@ -460,6 +483,51 @@ fn fix_line(h: &scan::MemoryHeader) -> String {
     let name = h.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).unwrap_or(stem);
     let description = h.description.as_deref().unwrap_or("").replace(['\n', '\r'], " ");
     index::index_line(name, &h.path, description.trim())
+}
+
+/// The memories of the project's own directory (not `team/`) that no agent was given in
+/// [`FADING_DAYS`] days, by the receipts, and that are at least as old: only once memdir has
+/// kept receipts that long, so a new install suggests nothing.
+fn unused<'a>(
+    fs: &dyn Fs,
+    memory_dir: &str,
+    now_ms: i64,
+    memories: impl Iterator<Item = (&'a String, i64)>,
+) -> Result<Vec<String>> {
+    let since = now_ms - FADING_DAYS * 86_400_000;
+    let receipts = crate::retrieval::receipts::list(fs, memory_dir, 0)?;
+    if receipts.since_ms.is_none_or(|first| first > since) {
+        return Ok(Vec::new());
+    }
+    let recent = |path: &str| receipts.usage.iter().any(|u| u.path == path && u.last_ms >= since);
+    Ok(memories
+        .filter(|(path, mtime)| !path.starts_with("team/") && *mtime < since && !recent(path))
+        .map(|(path, _)| path.clone())
+        .collect())
+}
+
+/// Queues a proposal to retire (delete) each memory [`unused`] finds, from `fading`, for the
+/// person to accept or reject in the review queue; never deletes. A proposal already waiting or
+/// rejected before is not made again. Returns each one, in words.
+pub fn propose_retiring(fs: &dyn Fs, target: &Target, now_ms: i64) -> Result<Vec<String>> {
+    let memory_dir = target.resolve(fs)?.memory_dir;
+    if fs.stat(&memory_dir).is_err() {
+        return Ok(Vec::new());
+    }
+    let headers = scan::scan_with_limit(fs, &memory_dir, usize::MAX, now_ms)?.headers;
+    let stale = unused(fs, &memory_dir, now_ms, headers.iter().map(|h| (&h.path, h.mtime_ms)))?;
+    let mut made = Vec::new();
+    for path in stale {
+        let memory_type = headers.iter().find(|h| h.path == path).and_then(|h| h.memory_type);
+        let operation = serde_json::json!({ "op": "delete", "path": path });
+        match crate::writers::pending::propose(fs, &memory_dir, "fading", &operation, memory_type, now_ms) {
+            Ok(id) => made.push(format!(
+                "{path}: proposed retiring it ({id}): no agent was given it in {FADING_DAYS} days"
+            )),
+            Err(why) => made.push(format!("{path}: not proposed: {why}")),
+        }
+    }
+    Ok(made)
 }
 
 /// Makes the safe repairs to `target`'s index (and `team/`'s), under the writers' lock and

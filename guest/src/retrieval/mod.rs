@@ -4,4 +4,5 @@
 pub mod budget;
 pub mod embeddings;
 pub mod recall;
+pub mod receipts;
 pub mod select;

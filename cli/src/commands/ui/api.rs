@@ -66,6 +66,7 @@ impl<'c> Workbench<'c> {
                 let accept = posted.get("accept").and_then(Value::as_bool).unwrap_or(false);
                 self.review(&dir, &param("id").unwrap_or_default(), accept)
             }),
+            ("POST", "retire") => self.dir(&param("dir")).and_then(|dir| self.retire(&dir)),
             ("POST", "pause") => self.dir(&param("dir")).and_then(|dir| self.pause(&dir, true)),
             ("POST", "resume") => self.dir(&param("dir")).and_then(|dir| self.pause(&dir, false)),
             ("POST", "edit") => self.dir(&param("dir")).and_then(|dir| {
@@ -322,6 +323,13 @@ impl<'c> Workbench<'c> {
             core.reject(&target, id)?
         };
         Ok(json!({ "proposals": left }))
+    }
+
+    /// Proposes retiring what no agent was given in 90 days (fading), into the review queue.
+    fn retire(&self, dir: &str) -> Result<Value, Failure> {
+        let (target, mut core) = self.writer(dir, false)?;
+        let proposed = core.propose_retiring(&target, self.ctx.now_ms())?;
+        Ok(json!({ "proposed": proposed, "proposals": core.pending(&target)? }))
     }
 
     fn pause(&self, dir: &str, pause: bool) -> Result<Value, Failure> {

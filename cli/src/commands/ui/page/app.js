@@ -59,6 +59,7 @@ async function overview() {
   $("project").textContent = o.cwd;
   $("readonly").hidden = !o.read_only;
   $("pause").hidden = o.read_only;
+  $("retire").hidden = o.read_only;
   const select = clear($("dir"));
   for (const d of o.dirs) {
     select.append(el("option", { value: d.dir }, `${d.kind === "another project" ? d.about : d.kind} (${d.count})`));
@@ -266,6 +267,15 @@ document.addEventListener("DOMContentLoaded", () => {
   $("filter").addEventListener("input", () => memories().catch((e) => say(e.message, true)));
   $("more").addEventListener("click", () => memories(true).catch((e) => say(e.message, true)));
   $("search-form").addEventListener("submit", (e) => search(e).catch((x) => say(x.message, true)));
+  $("retire").addEventListener("click", async () => {
+    try {
+      const r = await post("retire", {});
+      say(r.proposed.length ? r.proposed.join(" ") : "Every memory was given to an agent in the last 90 days (or the receipts do not go back that far).");
+      await pending();
+    } catch (e) {
+      say(e.message, true);
+    }
+  });
   $("pause").addEventListener("click", async () => {
     try {
       await post($("pause").textContent.startsWith("Pause") ? "pause" : "resume", {});

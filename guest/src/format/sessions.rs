@@ -1,5 +1,5 @@
-//! `.sessions/` in a memory directory: where the hooks keep each session's files and the
-//! learning log. Team sync keeps it local.
+//! `.sessions/` in a memory directory: where the hooks keep each session's files, and where the
+//! receipts and the learning log are kept. Team sync keeps it local.
 
 use crate::base::fs::{EntryKind, Fs};
 

@@ -51,6 +51,8 @@ pub struct Usage {
 pub struct Receipts {
     /// The newest receipts, newest first.
     pub receipts: Vec<Receipt>,
+    /// When the oldest receipt kept was made: how long memdir has been watching.
+    pub since_ms: Option<i64>,
     /// Every memory named by a receipt, most used first.
     pub usage: Vec<Usage>,
 }
@@ -103,8 +105,9 @@ pub fn list(fs: &dyn Fs, memory_dir: &str, limit: u32) -> crate::base::error::Re
         }
     }
     usage.sort_by(|a, b| b.count.cmp(&a.count).then(b.last_ms.cmp(&a.last_ms)).then(a.path.cmp(&b.path)));
+    let since_ms = all.iter().map(|r| r.at_ms).min();
     let receipts = all.into_iter().rev().take(limit as usize).collect();
-    Ok(Receipts { receipts, usage })
+    Ok(Receipts { receipts, since_ms, usage })
 }
 
 /// The newest `limit` receipts of `target`'s memory directory and every memory's use.
@@ -127,7 +130,7 @@ pub fn record_for(
     if fs.stat(&dir).is_err() || receipt.memories.is_empty() {
         return Ok(false);
     }
-    super::sessions::dir(fs, &dir)?;
+    crate::format::sessions::dir(fs, &dir)?;
     record(fs, &dir, receipt)?;
     Ok(true)
 }
