@@ -110,14 +110,8 @@ pub fn record(fs: &dyn Fs, memory_dir: &str, entry: &Entry) -> crate::base::erro
 
 /// The lines of the log at `path`; a line that is not an entry is passed over.
 fn read(fs: &dyn Fs, path: &str) -> crate::base::error::Result<Vec<Entry>> {
-    match fs.read_file(path, MAX_LOG_BYTES) {
-        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes)
-            .lines()
-            .filter_map(|line| serde_json::from_str(line).ok())
-            .collect()),
-        Err(e) if e.is_not_found() => Ok(Vec::new()),
-        Err(e) => Err(e.into()),
-    }
+    let lines = crate::format::sessions::log_lines(fs, path, MAX_LOG_BYTES)?;
+    Ok(lines.iter().filter_map(|line| serde_json::from_str(line).ok()).collect())
 }
 
 /// Records a turn's learning in the memory of `event.cwd`; false when that memory has no
@@ -155,11 +149,7 @@ pub fn summary(
 ) -> crate::base::error::Result<Learning> {
     let location = crate::context::paths::memory_location(fs, cwd, env)?;
     let path = crate::base::fs::join(&crate::base::fs::join(&location.memory_dir, ".sessions"), LOG);
-    let entries = match read(fs, &path) {
-        Ok(entries) => entries,
-        Err(crate::base::error::Error::Fs(crate::base::fs::FsError::NotADirectory(_))) => Vec::new(),
-        Err(e) => return Err(e),
-    };
+    let entries = read(fs, &path)?;
     let mut learning = Learning { days: DAYS as u32, ..Learning::default() };
     for entry in entries.iter().rev().filter(|e| e.at_ms >= now_ms - DAYS * 86_400_000) {
         match entry.outcome.as_str() {

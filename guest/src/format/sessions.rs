@@ -19,3 +19,15 @@ pub fn dir(fs: &dyn Fs, memory_dir: &str) -> crate::base::error::Result<String> 
     }
     Ok(path)
 }
+
+/// The lines of a log in `.sessions/` (at most `max_bytes` of it); none when the log, or the
+/// folder, is not there yet.
+pub fn log_lines(fs: &dyn Fs, path: &str, max_bytes: u64) -> crate::base::error::Result<Vec<String>> {
+    match fs.read_file(path, max_bytes) {
+        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).lines().map(str::to_string).collect()),
+        Err(e) if e.is_not_found() || matches!(e, crate::base::fs::FsError::NotADirectory(_)) => {
+            Ok(Vec::new())
+        }
+        Err(e) => Err(e.into()),
+    }
+}

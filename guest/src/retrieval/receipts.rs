@@ -79,13 +79,7 @@ fn log_path(memory_dir: &str) -> String {
 }
 
 fn read(fs: &dyn Fs, path: &str) -> crate::base::error::Result<Vec<String>> {
-    match fs.read_file(path, 2 * MAX_BYTES) {
-        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).lines().map(str::to_string).collect()),
-        Err(e) if e.is_not_found() || matches!(e, crate::base::fs::FsError::NotADirectory(_)) => {
-            Ok(Vec::new())
-        }
-        Err(e) => Err(e.into()),
-    }
+    crate::format::sessions::log_lines(fs, path, 2 * MAX_BYTES)
 }
 
 /// The newest `limit` receipts of `memory_dir` and every memory's use.
