@@ -31,6 +31,9 @@ pub struct Context {
     record: Option<memdir_harness::calls::Log>,
     /// What the command reads as its standard input instead of the process's (tests).
     stdin: Option<Vec<u8>>,
+    /// Who asks for the writes this invocation makes, as the timeline of writes names them
+    /// (issue 48): the person at the CLI unless a command says otherwise.
+    by: std::sync::Mutex<String>,
 }
 
 impl Context {
@@ -42,7 +45,20 @@ impl Context {
         record: Option<memdir_harness::calls::Log>,
         stdin: Option<Vec<u8>>,
     ) -> Self {
-        Context { env, backend, now_ms, runtime: OnceCell::new(), record, stdin }
+        let by = std::sync::Mutex::new("person:cli".to_string());
+        Context { env, backend, now_ms, runtime: OnceCell::new(), record, stdin, by }
+    }
+
+    /// Who asks for this invocation's writes: `person:cli`, `person:workbench`, `agent:<client>`.
+    pub fn by(&self) -> String {
+        self.by.lock().map(|by| by.clone()).unwrap_or_default()
+    }
+
+    /// Names who asks for the writes from now on (the workbench; an MCP client once known).
+    pub fn set_by(&self, by: impl Into<String>) {
+        if let Ok(mut slot) = self.by.lock() {
+            *slot = by.into();
+        }
     }
 
     /// The bytes the caller gave as standard input, if it gave any (tests; `None`: the process's).
@@ -160,6 +176,7 @@ impl Context {
             backend: self.backend,
             now_ms: self.now_ms,
             runtime: OnceCell::new(),
+            by: std::sync::Mutex::new(self.by()),
             record: self.record.clone(),
             stdin: None,
         }

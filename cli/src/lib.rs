@@ -75,6 +75,9 @@ enum Command {
     Review(commands::review::Args),
     /// List the trash, or bring back a memory extraction or a dream deleted or overwrote.
     Restore(commands::save::RestoreArgs),
+    /// What was written to the memory, when, and who asked: the person, an agent, extraction,
+    /// the dream or team sync.
+    History(commands::history::Args),
     /// Pause every automatic memory write for the project (extraction, hooks, the dream); recall
     /// goes on.
     Pause(commands::pause::PauseArgs),
@@ -201,6 +204,7 @@ pub fn run_with_stdin(
         Command::Save(a) => commands::save::save(&ctx, a, out),
         Command::Forget(a) => commands::save::forget(&ctx, a, out),
         Command::Restore(a) => commands::save::restore(&ctx, a, out),
+        Command::History(a) => commands::history::run(&ctx, a, out),
         Command::Pause(a) => commands::pause::pause(&ctx, a, out),
         Command::Resume(a) => commands::pause::resume(&ctx, a, out),
         Command::Check(a) => commands::check::run(&ctx, a, out),

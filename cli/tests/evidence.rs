@@ -113,6 +113,7 @@ fn check_steps_end_in_a_report_whatever_git_answers() {
         cwd: repo.to_str().unwrap().to_string(),
         env: vec![("HOME".into(), tmp.path().to_str().unwrap().into())],
         memory_dir: Some(mem.to_str().unwrap().to_string()),
+        by: None,
     };
     let fs = || ConfinedFs::new().grant_read(tmp.path()).unwrap().grant_write(&mem).unwrap();
     let runtime = ComponentRuntime::load().unwrap();

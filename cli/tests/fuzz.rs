@@ -133,9 +133,13 @@ fn frontmatter_reads_back_what_save_wrote_and_takes_any_text() {
                 utc_offset_minutes: 0,
                 scope: None,
             };
-            let Ok(saved) =
-                writer::save_in(&fs, &d, false, &memory, &writer::Guard { policy: None, now_ms: 0 })
-            else {
+            let Ok(saved) = writer::save_in(
+                &fs,
+                &d,
+                false,
+                &memory,
+                &writer::Guard { policy: None, now_ms: 0, by: "fuzz", note: None },
+            ) else {
                 return Ok(());
             };
             let text = std::fs::read_to_string(dir.join(&saved.path)).unwrap();
@@ -321,6 +325,7 @@ fn target(dir: &str) -> Target {
         cwd: dir.to_string(),
         env: vec![("HOME".into(), "/nonexistent".into())],
         memory_dir: Some(dir.to_string()),
+        by: None,
     }
 }
 

@@ -65,6 +65,53 @@ fn two_processes_saving_100_memories_each_lose_no_index_line() {
             assert_eq!(lines.iter().filter(|l| l.contains(&file)).count(), 1, "{file}");
         }
     }
+    // Issue 48: the timeline lost no write either, and no line is torn.
+    let timeline = std::fs::read_to_string(dir.join(".sessions/writes.jsonl")).unwrap();
+    let written: Vec<serde_json::Value> =
+        timeline.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(written.len(), 200);
+    assert!(written.iter().all(|w| w["action"] == "created" && w["by"] == "person:cli"), "{timeline}");
+}
+
+#[test]
+fn the_timeline_keeps_one_clean_line_of_who_asked_whatever_the_host_says_on_both_backends() {
+    // Issue 48: `by` comes from a host, which may pass on a client's name: a second line, an
+    // escape sequence or a bidi override must not forge another author or another entry.
+    let runtime = ComponentRuntime::from_wasm(memdir_harness::CORE_WASM, None).unwrap();
+    for backend in ["component", "native"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(tmp.path()).unwrap();
+        let fs = ConfinedFs::new().grant_write(&dir).unwrap();
+        let mut core: Box<dyn Core> =
+            if backend == "component" { Box::new(runtime.core(fs)) } else { Box::new(NativeCore::new(fs)) };
+        for (by, expected) in [
+            (Some("agent:evil\n{\"by\":\"person:cli\"}"), "agent:evil"),
+            (Some("agent:\u{1b}[31mred\u{202e}lrt\u{7}"), "agent:[31mredlrt"),
+            (Some("\n\nperson:cli"), "unknown"),
+            (Some(&*"x".repeat(500)), &*"x".repeat(64)),
+            (None, "unknown"),
+        ] {
+            let mut target = target(&dir);
+            target.by = by.map(str::to_string);
+            let memory = Memory {
+                memory_type: MemoryType::Reference,
+                name: "wiki",
+                description: "where the wiki is",
+                file: None,
+                replaces: None,
+                body: "https://wiki.example",
+                now_ms: 0,
+                utc_offset_minutes: 0,
+                scope: None,
+            };
+            core.save(&Save { target: &target, memory }).unwrap();
+            let written = core.timeline(&target, Some("wiki.md"), 1).unwrap();
+            assert_eq!(written[0].by, expected, "{backend}");
+        }
+        let log = std::fs::read_to_string(dir.join(".sessions/writes.jsonl")).unwrap();
+        assert_eq!(log.lines().count(), 5, "{backend}: {log}");
+        assert_eq!(core.timeline(&target(&dir), None, 3).unwrap().len(), 3, "{backend}");
+    }
 }
 
 #[test]
@@ -182,7 +229,7 @@ fn a_host_failure_mid_save_leaves_the_directory_as_it_was_on_both_backends() {
 /// A target whose memory directory is `dir`, with a home of its own.
 fn target(dir: &Path) -> Target {
     let dir = dir.to_str().unwrap().to_string();
-    Target { cwd: dir.clone(), env: vec![("HOME".into(), dir.clone())], memory_dir: Some(dir) }
+    Target { cwd: dir.clone(), env: vec![("HOME".into(), dir.clone())], memory_dir: Some(dir), by: None }
 }
 
 #[test]

@@ -43,6 +43,7 @@ mod component {
             "memdir:memory/hook@0.3.0/receipt": crate::retrieval::receipts::Receipt,
             "memdir:memory/hook@0.3.0/usage": crate::retrieval::receipts::Usage,
             "memdir:memory/hook@0.3.0/receipts": crate::retrieval::receipts::Receipts,
+            "memdir:memory/writer@0.3.0/written": crate::writers::timeline::Written,
         },
     });
 
@@ -533,7 +534,7 @@ mod component {
     }
 
     fn core_target(t: wit::Target) -> Target {
-        Target { cwd: t.cwd, env: t.env, memory_dir: t.memory_dir }
+        Target { cwd: t.cwd, env: t.env, memory_dir: t.memory_dir, by: t.by }
     }
 
     fn core_reply(r: ex::model::ModelReply) -> Reply {
@@ -773,6 +774,15 @@ mod component {
         fn trash(target: wit::Target) -> Result<Vec<ex::writer::Trashed>, wit::Error> {
             let items = trash::list_for(&HostFs, &core_target(target)).map_err(wit_error)?;
             Ok(items.into_iter().map(wit_trashed).collect())
+        }
+
+        fn timeline(
+            target: wit::Target,
+            path: Option<String>,
+            limit: u32,
+        ) -> Result<Vec<crate::writers::timeline::Written>, wit::Error> {
+            crate::writers::timeline::of_target(&HostFs, &core_target(target), path.as_deref(), limit)
+                .map_err(wit_error)
         }
 
         fn pending(target: wit::Target) -> Result<Vec<ex::writer::Proposal>, wit::Error> {
@@ -1240,6 +1250,15 @@ mod table {
             "writer.trash" => wit(trash::list_for(fs, &de(func, arg(0))?)),
             "writer.restore" => wit(trash::restore_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?)),
             "writer.pending" => wit(pending::list_for(fs, &de(func, arg(0))?)),
+            "writer.timeline" => {
+                let path: Option<String> = de(func, arg(1))?;
+                wit(crate::writers::timeline::of_target(
+                    fs,
+                    &de(func, arg(0))?,
+                    path.as_deref(),
+                    de(func, arg(2))?,
+                ))
+            }
             "writer.accept" => {
                 wit(apply::accept_for(fs, &de(func, arg(0))?, &s(1)?, de(func, arg(2))?, de(func, arg(3))?))
             }

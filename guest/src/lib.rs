@@ -51,7 +51,7 @@ pub use format::{evidence, frontmatter, index, links, manifest, scan, wrapper};
 pub use hygiene::check;
 pub use retrieval::{budget, recall, receipts, select};
 pub use sync::team;
-pub use writers::{apply, dream, extract, gate, pause, pending, trash, writer};
+pub use writers::{apply, dream, extract, gate, pause, pending, timeline, trash, writer};
 
 pub use base::error::{Error, Result};
 pub use base::fs::{DirEntry, EntryKind, FileHead, FileStat, Fs, FsError};

@@ -180,6 +180,16 @@ pub trait Core {
     fn restore(&mut self, target: &Target, id: &str, now_ms: i64) -> Result<Trashed> {
         outcome(self, "writer.restore", args![target, id, now_ms])
     }
+    /// The newest `limit` changes to the memory, newest first (only `path`'s when given), and
+    /// who asked for each (issue 48).
+    fn timeline(
+        &mut self,
+        target: &Target,
+        path: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<memdir_core::timeline::Written>> {
+        outcome(self, "writer.timeline", args![target, path, limit])
+    }
     /// The proposals waiting under `memoryWrites: review`, oldest first (issue 28).
     fn pending(&mut self, target: &Target) -> Result<Vec<Proposal>> {
         outcome(self, "writer.pending", args![target])

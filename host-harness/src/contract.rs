@@ -114,5 +114,6 @@ pub mod tools {
 }
 /// `writer`: a save.
 pub mod writer {
+    pub use memdir_core::timeline::Written;
     pub use memdir_core::writer::{Memory, Save, Scope};
 }

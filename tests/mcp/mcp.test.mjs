@@ -221,6 +221,12 @@ test("every tool, in the order an agent uses them, against a real memory directo
       body: "Ana builds the ingestion pipelines and knows SQL deeply; new to Rust. She wrote [[integration-tests-use-a-real-database]] and plans [[ana-rust-mentor]].",
     });
     assert.equal(user.isError, false, text(user));
+    // Issue 48: the timeline says an agent asked, naming the client from its `initialize`.
+    const timeline = fs.readFileSync(path.join(w.memoryDir, ".sessions/writes.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(timeline.map((w) => [w.path, w.action, w.by]), [
+      ["integration-tests-use-a-real-database.md", "created", "agent:memdir-mcp-test"],
+      ["ana-is-a-data-engineer.md", "created", "agent:memdir-mcp-test"],
+    ]);
 
     const index = text(await client.callTool({ name: "memory_index", arguments: {} }));
     assert.match(index, /\[integration-tests-use-a-real-database\]\(integration-tests-use-a-real-database\.md\)/);

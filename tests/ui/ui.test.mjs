@@ -1,7 +1,8 @@
 // `memdir ui` end to end (issue 48): the workbench in Debian's Chromium through playwright-core,
 // in a throwaway HOME and project. It opens the printed address, searches as recall would,
 // opens a memory and its history, accepts one proposal and rejects another, edits a memory and
-// finds the change on disk, and sees the receipt of a `memdir hook` prompt. Then hostile
+// finds the change on disk, sees who wrote what in the timeline, and sees the receipt of a
+// `memdir hook` prompt. Then hostile
 // requests: no token, a foreign Host, a foreign Origin, a write under --read-only, and a
 // memory holding <script>, which shows as text and runs nothing. Screenshots go to
 // tests/ui/out/ (and to docs/ui/ with UPDATE_SCREENSHOTS=1).
@@ -174,6 +175,22 @@ test("the workbench in Chromium: search, a memory and its history, review, edit,
     assert.match(readFileSync(join(w.memory, "real-database-in-tests.md"), "utf8"), /in a container per run/);
     // The edit kept the version it replaced.
     await page.locator("ul[data-test=history] li").nth(1).waitFor();
+    // Who wrote each version: this page, then the person at the CLI twice.
+    const writes = page.locator("ul[data-test=writes] li");
+    await writes.nth(2).waitFor();
+    assert.deepEqual(await writes.locator("[data-test=by]").allInnerTexts(), ["person:workbench", "person:cli", "person:cli"]);
+    assert.match(await writes.first().innerText(), /updated real-database-in-tests\.md/);
+
+    // The timeline of every write, with who asked: the accepted proposal says where it came from.
+    await page.click("button[data-tab=written]");
+    // One tab at a time: the others are hidden, not stacked below.
+    assert.deepEqual(await page.locator("section.tab:visible").evaluateAll((s) => s.map((x) => x.id)), ["tab-written"]);
+    const accepted = page.locator("ul[data-test=timeline] li", { hasText: "project_freeze.md" });
+    await accepted.waitFor();
+    assert.match(await accepted.innerText(), /created project_freeze\.md by person:workbench[\s\S]*proposed by extraction, accepted in review/);
+    await accepted.locator("summary").click();
+    assert.match(await accepted.locator("pre").innerText(), /\+No merges during the freeze\./);
+    await shoot(page, "written");
 
     // Sees the hook's receipt.
     await page.click("button[data-tab=receipts]");

@@ -105,7 +105,12 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     // Writer A: the agent learns something and saves it; the index gains its line.
     let writable = whole_tree()?.grant_write(&dir).map_err(|e| Failure::input(format!("{abs}: {e}")))?;
     let mut writer = ctx.core(writable)?;
-    let target = Target { cwd: abs.clone(), env: ctx.env().to_vec(), memory_dir: Some(abs.clone()) };
+    let target = Target {
+        cwd: abs.clone(),
+        env: ctx.env().to_vec(),
+        memory_dir: Some(abs.clone()),
+        by: Some(ctx.by()),
+    };
     let saved = writer.save(&Save {
         target: &target,
         memory: Memory {

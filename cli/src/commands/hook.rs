@@ -255,8 +255,12 @@ fn extract_job(ctx: &Context, path: &Path, llm: Option<&str>) -> Result<(), Fail
     // The job lies in `<memory>/.sessions/`: the core plans the grant for that memory directory
     // and checks that the path is a job's before it reads it.
     let memory_dir = path.parent().and_then(Path::parent).map(|d| d.display().to_string());
-    let target =
-        CoreTarget { cwd: crate::context::absolute(Path::new("."))?, env: ctx.env().to_vec(), memory_dir };
+    let target = CoreTarget {
+        cwd: crate::context::absolute(Path::new("."))?,
+        env: ctx.env().to_vec(),
+        memory_dir,
+        by: None,
+    };
     let mut core = ctx.core(whole_tree()?)?;
     core.open(Operation::Hook, &target)?;
     let job = core.hook_take_job(&path.display().to_string())?;

@@ -166,6 +166,7 @@ fn instructions(ctx: &Context, cwd: &str, offered: String) -> String {
         cwd: cwd.to_string(),
         env: ctx.env().to_vec(),
         memory_dir: None,
+        by: None,
     };
     let paused = crate::ops::whole_tree()
         .and_then(|fs| Ok(ctx.core(fs)?.paused(&target, ctx.now_ms())?))
@@ -492,6 +493,8 @@ impl ServerHandler for Server {
         let result = self
             .on_worker(move |memory| {
                 memory.sampling = sampling;
+                // The timeline names the agent that asked for a write (issue 48).
+                memory.ctx.set_by(format!("agent:{}", client_name.as_deref().unwrap_or("mcp")));
                 memory.client_name = client_name;
                 match project {
                     Some(project) => memory

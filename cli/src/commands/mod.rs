@@ -5,6 +5,7 @@ pub mod bench;
 pub mod check;
 pub mod demo;
 pub mod extract;
+pub mod history;
 pub mod hook;
 pub mod index;
 pub mod instructions;

@@ -84,6 +84,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         cwd: cwd.clone(),
         env: ctx.env().to_vec(),
         memory_dir: None,
+        by: None,
     };
     let paused = core.paused(&target, ctx.now_ms())?;
     let learning = Learning {

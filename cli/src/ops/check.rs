@@ -18,6 +18,7 @@ pub fn inspect(ctx: &Context, cwd: &str, memory_dir: Option<String>) -> Result<C
         cwd: cwd.to_string(),
         env: ctx.env().to_vec(),
         memory_dir,
+        by: Some(ctx.by()),
     };
     let report = memdir_harness::steps::drive_check(
         &mut *ctx.core(fs)?,

@@ -38,8 +38,12 @@ pub fn recall(
     session: String,
     model: Option<&mut dyn llm::Model>,
 ) -> Result<RecallResult, Failure> {
-    let target =
-        Target { cwd: query.cwd.to_string(), env: ctx.env().to_vec(), memory_dir: query.memory_dir.clone() };
+    let target = Target {
+        cwd: query.cwd.to_string(),
+        env: ctx.env().to_vec(),
+        memory_dir: query.memory_dir.clone(),
+        by: None,
+    };
     // Recall reads everything and keeps its index where the core's plan says (issue 27).
     let mut core = ctx.core(whole_tree()?)?;
     core.open(Operation::Recall, &target)?;

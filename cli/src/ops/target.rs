@@ -43,7 +43,7 @@ impl Target {
     ) -> Result<(CoreTarget, String, Box<dyn Core + 'c>), Failure> {
         let cwd = absolute(&self.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
         let memory_dir = self.memory_dir.as_deref().map(absolute).transpose()?;
-        let target = CoreTarget { cwd, env: ctx.env().to_vec(), memory_dir };
+        let target = CoreTarget { cwd, env: ctx.env().to_vec(), memory_dir, by: Some(ctx.by()) };
         let mut core = ctx.core(whole_tree()?)?;
         let grant = core.open(operation, &target)?;
         // A writer's plan names the directory it works in first.

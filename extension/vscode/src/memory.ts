@@ -44,6 +44,11 @@ const readEverything = () => new ConfinedFs().grantRead("/");
 /** The user's UTC offset in minutes, so "today" is the user's day. */
 const utcOffset = () => -new Date().getTimezoneOffset();
 
+/** Who the timeline says asked for a write made through the editor's own commands and views. */
+const PERSON = "person:editor";
+/** ... and through the tools the editor's agent calls. */
+export const AGENT = "agent:vscode";
+
 /** A memory as the view and the tools show it. */
 export interface Memory {
   header: MemoryHeader;
@@ -116,9 +121,13 @@ export class Workspace {
     return this.status().location;
   }
 
-  /** Whose memory: the core locates it and resolves the switches from the folder and the environment. */
-  target(): Target {
-    return { cwd: this.cwd(), env: coreEnv(), memoryDir: undefined };
+  /**
+   * Whose memory: the core locates it and resolves the switches from the folder and the
+   * environment. `by` is who asks, for the timeline of writes (issue 48): the person through
+   * the editor unless an agent's tool call says otherwise.
+   */
+  target(by: string = PERSON): Target {
+    return { cwd: this.cwd(), env: coreEnv(), memoryDir: undefined, by };
   }
 
   /**
@@ -126,9 +135,9 @@ export class Workspace {
    * (issue 45): everything to read, the memory directory to write; `shared` (a save or a
    * forget) also the user-wide and group memories the user turned on (issue 28).
    */
-  private writable(shared = false): { target: Target; dir: string; grant: ConfinedFs } {
+  private writable(shared = false, by: string = PERSON): { target: Target; dir: string; grant: ConfinedFs } {
     assertTrusted();
-    const target = this.target();
+    const target = this.target(by);
     const grant = this.core.open(shared ? "write-shared" : "write", target);
     return { target, dir: this.location().memoryDir, grant };
   }
@@ -201,8 +210,8 @@ export class Workspace {
     file?: string;
     replaces?: string;
     scope?: "private" | "team" | "user" | "group";
-  }): SaveReport {
-    const { target, grant } = this.writable(true);
+  }, by: string = PERSON): SaveReport {
+    const { target, grant } = this.writable(true, by);
     const report = this.core.save(grant, {
       target,
       memoryType: request.type,
@@ -284,8 +293,8 @@ export class Workspace {
     return this.core.paused(readEverything(), this.target(), BigInt(Date.now()));
   }
 
-  forget(relative: string) {
-    const { target, grant } = this.writable(true);
+  forget(relative: string, by: string = PERSON) {
+    const { target, grant } = this.writable(true, by);
     const report = this.core.forget(grant, target, relative, BigInt(Date.now()));
     this.onWrite();
     return report;

@@ -5,7 +5,7 @@
 
 import * as vscode from "vscode";
 import { answerer } from "./model";
-import type { MemoryType, Workspace } from "./memory";
+import { AGENT, type MemoryType, type Workspace } from "./memory";
 
 /** Agents' recalls share one session; a quiet quarter of an hour means a new task. */
 const SESSION_IDLE_MS = 15 * 60 * 1000;
@@ -44,7 +44,7 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
           };
         },
         async invoke(options) {
-          const report = workspace.save(options.input);
+          const report = workspace.save(options.input, AGENT);
           // The core's words, as every host shows them.
           return text(report.summary);
         },
@@ -58,7 +58,7 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
         };
       },
       async invoke(options) {
-        const report = workspace.forget(options.input.path);
+        const report = workspace.forget(options.input.path, AGENT);
         return text(`forgot ${report.path} (${report.indexLinesRemoved} MEMORY.md line(s) removed)`);
       },
     }),

@@ -19,6 +19,11 @@ pub struct Target {
     pub env: Vec<(String, String)>,
     /// Use this memory directory instead of the one `cwd` locates; switches still come from `cwd`.
     pub memory_dir: Option<String>,
+    /// Who asks, as the timeline of writes names them (issue 48): `person:cli`,
+    /// `person:editor`, `person:workbench`, or `agent:<client>` for an agent through a tool.
+    /// Extraction, the dream and team sync name themselves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// A target, located.
@@ -35,7 +40,20 @@ pub struct Resolved {
 impl Target {
     /// A target for `cwd` with `env`, in the memory directory `cwd` locates.
     pub fn new(cwd: &str, env: &[(String, String)]) -> Self {
-        Target { cwd: cwd.to_string(), env: env.to_vec(), memory_dir: None }
+        Target { cwd: cwd.to_string(), env: env.to_vec(), memory_dir: None, by: None }
+    }
+
+    /// Who asks, as the timeline records it: one line of at most 64 characters, with no
+    /// control characters; `unknown` when the host did not say.
+    pub fn asker(&self) -> String {
+        let line = self.by.as_deref().unwrap_or("").lines().next().unwrap_or("");
+        // Bidi overrides and zero-width marks would let a name read as another.
+        let invisible = |c: &char| matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}');
+        let by: String = line.chars().filter(|c| !c.is_control() && !invisible(c)).take(64).collect();
+        match by.trim() {
+            "" => "unknown".to_string(),
+            by => by.to_string(),
+        }
     }
 
     /// Locates the memory and resolves the switches, reading settings files and git metadata

@@ -1,5 +1,5 @@
 //! `.sessions/` in a memory directory: where the hooks keep each session's files, and where the
-//! receipts and the learning log are kept. Team sync keeps it local.
+//! receipts, the timeline of writes and the learning log are kept. Team sync keeps it local.
 
 use crate::base::fs::{EntryKind, Fs};
 
@@ -30,4 +30,20 @@ pub fn log_lines(fs: &dyn Fs, path: &str, max_bytes: u64) -> crate::base::error:
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// Appends `line` (one JSON line, with its newline) to the log at `path`, whose folder exists.
+/// Past `max_bytes` the log keeps its newest half, so it never grows without bound.
+pub fn append_capped(fs: &dyn Fs, path: &str, line: &str, max_bytes: u64) -> crate::base::error::Result<()> {
+    let size = fs.stat(path).map(|s| s.size).unwrap_or(0);
+    if size + line.len() as u64 <= max_bytes {
+        fs.append_file(path, line.as_bytes())?;
+        return Ok(());
+    }
+    let mut lines = log_lines(fs, path, 2 * max_bytes)?;
+    lines.drain(..lines.len() / 2);
+    let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    text.push_str(line);
+    fs.write_file(path, text.as_bytes())?;
+    Ok(())
 }

@@ -59,19 +59,8 @@ pub struct Receipts {
 
 /// Appends `receipt` to the log of `memory_dir`, whose `.sessions/` exists.
 pub fn record(fs: &dyn Fs, memory_dir: &str, receipt: &Receipt) -> crate::base::error::Result<()> {
-    let path = log_path(memory_dir);
     let line = format!("{}\n", serde_json::to_string(receipt).expect("a receipt always serialises"));
-    let size = fs.stat(&path).map(|s| s.size).unwrap_or(0);
-    if size + line.len() as u64 <= MAX_BYTES {
-        fs.append_file(&path, line.as_bytes())?;
-        return Ok(());
-    }
-    let mut lines = read(fs, &path)?;
-    lines.drain(..lines.len() / 2);
-    let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    text.push_str(&line);
-    fs.write_file(&path, text.as_bytes())?;
-    Ok(())
+    crate::format::sessions::append_capped(fs, &log_path(memory_dir), &line, MAX_BYTES)
 }
 
 fn log_path(memory_dir: &str) -> String {

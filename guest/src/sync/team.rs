@@ -282,12 +282,45 @@ fn advance(fs: &dyn Fs, mut state: State) -> Result<TeamStep> {
             return Ok(TeamStep::Run(GitCall { command, state }));
         }
         Err(Stop::Fail(e)) => Err(e),
-        Ok(report) => Ok(TeamStep::Done(report)),
+        Ok(report) => {
+            record_received(fs, &state, &report);
+            Ok(TeamStep::Done(report))
+        }
     };
     let unlocked = if state.locked { fs.unlock(&lock) } else { Ok(()) };
     let step = finished?;
     unlocked?;
     Ok(step)
+}
+
+/// Puts each memory the remote's commits brought in, and each file both sides changed, in the
+/// timeline of writes (issue 48), by `sync`: the project's memory directory's own log, where
+/// team memory is `team/...`.
+fn record_received(fs: &dyn Fs, state: &State, report: &Report) {
+    let (root, prefix) = match state.input.which {
+        Which::Team => match state.dir.strip_suffix(&format!("/{}", writer::TEAM_DIR)) {
+            Some(root) => (root, "team/"),
+            None => return,
+        },
+        Which::Private => (state.dir.as_str(), ""),
+    };
+    let conflicts = report.conflicts.iter().map(|c| (&c.path, Some(c.message.clone())));
+    let received = report.received.iter().filter(|p| !report.conflicts.iter().any(|c| &c.path == *p));
+    for (path, note) in received.map(|p| (p, None)).chain(conflicts) {
+        if !path.ends_with(".md") || path.contains('/') || path == crate::format::scan::INDEX_FILE {
+            continue;
+        }
+        let gone = fs.stat(&join(&state.dir, path)).is_err();
+        let written = crate::writers::timeline::Written {
+            at_ms: state.input.now_ms,
+            path: format!("{prefix}{path}"),
+            action: if gone { "removed" } else { "received" }.into(),
+            by: "sync".into(),
+            note,
+            before: None,
+        };
+        crate::writers::timeline::record(fs, root, &written);
+    }
 }
 
 /// Why the script stopped before its end.

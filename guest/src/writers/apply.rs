@@ -87,6 +87,11 @@ pub struct Landing<'a> {
     pub policy: &'a WritePolicy,
     /// The writer, as proposals name it: `extraction` or `dream`.
     pub source: &'a str,
+    /// Who asked, as the timeline records it (issue 48): the writer itself, or for a proposal
+    /// accepted from the queue the person who accepted it.
+    pub by: &'a str,
+    /// What the timeline says besides: which writer proposed an accepted change.
+    pub note: Option<&'a str>,
 }
 
 /// Validates and applies an `{"operations": [...]}` reply (extraction's round 2, or a dream),
@@ -188,15 +193,19 @@ pub fn accept_for(
     utc_offset_minutes: i32,
 ) -> Result<Vec<pending::Proposal>> {
     let resolved = target.resolve(fs)?;
-    let landing = Landing {
-        memory_dir: &resolved.memory_dir,
-        now_ms,
-        utc_offset_minutes,
-        policy: &resolved.switches.memory_writes,
-        source: "review",
-    };
+    let by = target.asker();
     let mut accepted: Vec<pending::Proposal> = Vec::new();
     for stored in pending::matching(fs, &resolved.memory_dir, id)? {
+        let note = format!("proposed by {}, accepted in review", stored.proposal.source);
+        let landing = Landing {
+            memory_dir: &resolved.memory_dir,
+            now_ms,
+            utc_offset_minutes,
+            policy: &resolved.switches.memory_writes,
+            source: "review",
+            by: &by,
+            note: Some(&note),
+        };
         // Judged again from the operation itself (what a planted file says about it is not
         // trusted), against the memory as it is now: `off` for either type refuses.
         let refused = match write_mode(fs, &landing, &stored.operation) {
@@ -320,7 +329,7 @@ impl Landing<'_> {
     /// The writer's guard for this run: the policy judged again on every file a write touches,
     /// and the trash.
     fn guard(&self) -> writer::Guard<'_> {
-        writer::Guard { policy: Some(self.policy), now_ms: self.now_ms }
+        writer::Guard { policy: Some(self.policy), now_ms: self.now_ms, by: self.by, note: self.note }
     }
 }
 

@@ -100,6 +100,8 @@ pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<DreamResult
                 utc_offset_minutes: state.utc_offset_minutes,
                 policy: &state.policy,
                 source: "dream",
+                by: "dream",
+                note: None,
             };
             let (operations, diagnostics) =
                 apply::apply_operations(fs, &landing, &reply, "dream", &mut state.caps);

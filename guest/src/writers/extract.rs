@@ -503,6 +503,8 @@ fn apply(fs: &dyn Fs, input: &Turn<'_>, reply: &str) -> (Vec<OpReport>, Vec<Stri
         utc_offset_minutes: input.utc_offset_minutes,
         policy: &input.policy,
         source: "extraction",
+        by: "extraction",
+        note: None,
     };
     let mut caps = RunCaps::for_dir(fs, input.memory_dir, input.now_ms);
     apply_operations(fs, &target, reply, "round 2", &mut caps)

@@ -7,6 +7,7 @@ use crate::base::error::{Error, Result};
 use crate::base::fs::{EntryKind, Fs, FsError, join};
 use crate::format::scan::INDEX_FILE;
 use crate::writers::journal::Op;
+use crate::writers::timeline::Written;
 use chrono::DateTime;
 
 /// The trash folder, inside the memory directory.
@@ -42,8 +43,9 @@ fn parse_id(id: &str) -> Option<(i64, &str)> {
 }
 
 /// Keeps the memory at `rel` (top level) and its index lines in the trash, and forgets trash
-/// older than [`KEEP_DAYS`]. The caller changes the memory only when this succeeded.
-pub fn keep(fs: &dyn Fs, memory_dir: &str, rel: &str, now_ms: i64) -> Result<()> {
+/// older than [`KEEP_DAYS`]. The caller changes the memory only when this succeeded. Returns
+/// the id `restore` takes.
+pub fn keep(fs: &dyn Fs, memory_dir: &str, rel: &str, now_ms: i64) -> Result<String> {
     let bytes = fs.read_file(&join(memory_dir, rel), MAX_TRASHED_BYTES)?;
     let index = match fs.read_file(&join(memory_dir, INDEX_FILE), 1 << 20) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
@@ -63,7 +65,7 @@ pub fn keep(fs: &dyn Fs, memory_dir: &str, rel: &str, now_ms: i64) -> Result<()>
             let _ = fs.remove_file(&join(&trash, &format!("{}{LINES_SUFFIX}", old.id)));
         }
     }
-    Ok(())
+    Ok(id)
 }
 
 /// What the trash of `target`'s memory holds, oldest first.
@@ -78,7 +80,7 @@ pub fn restore_for(
     id: &str,
     now_ms: i64,
 ) -> Result<Trashed> {
-    restore(fs, &target.resolve(fs)?.memory_dir, id, now_ms)
+    restore(fs, &target.resolve(fs)?.memory_dir, id, now_ms, &target.asker())
 }
 
 /// What the trash holds, oldest first.
@@ -102,7 +104,7 @@ pub fn list(fs: &dyn Fs, memory_dir: &str) -> Result<Vec<Trashed>> {
 
 /// Puts a trashed memory back with its index lines. A memory now at its path goes to the trash
 /// first, so a restore loses nothing either.
-pub fn restore(fs: &dyn Fs, memory_dir: &str, id: &str, now_ms: i64) -> Result<Trashed> {
+pub fn restore(fs: &dyn Fs, memory_dir: &str, id: &str, now_ms: i64, by: &str) -> Result<Trashed> {
     let item = list(fs, memory_dir)?.into_iter().find(|t| t.id == id).ok_or_else(|| {
         Error::InvalidInput(format!("{id:?} is not in the trash; list the trash to see what is"))
     })?;
@@ -116,9 +118,7 @@ pub fn restore(fs: &dyn Fs, memory_dir: &str, id: &str, now_ms: i64) -> Result<T
     };
     let (restored, _) = crate::writers::journal::locked(fs, memory_dir, || {
         let path = join(memory_dir, &rel);
-        if fs.stat(&path).is_ok() {
-            keep(fs, memory_dir, &rel, now_ms)?;
-        }
+        let before = if fs.stat(&path).is_ok() { Some(keep(fs, memory_dir, &rel, now_ms)?) } else { None };
         let index_path = join(memory_dir, INDEX_FILE);
         let index = match fs.read_file(&index_path, 1 << 20) {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
@@ -137,7 +137,22 @@ pub fn restore(fs: &dyn Fs, memory_dir: &str, id: &str, now_ms: i64) -> Result<T
         crate::writers::journal::commit(fs, memory_dir, &ops)?;
         fs.remove_file(&join(&trash, id))?;
         let _ = fs.remove_file(&join(&trash, &format!("{id}{LINES_SUFFIX}")));
-        Ok(item.clone())
+        Ok((item.clone(), before))
     })?;
+    let (restored, before) = restored;
+    let written = Written {
+        at_ms: now_ms,
+        path: rel,
+        action: "restored".into(),
+        by: by.to_string(),
+        note: Some(format!("the version of {}", stamp_words(restored.trashed_ms))),
+        before,
+    };
+    crate::writers::timeline::record(fs, memory_dir, &written);
     Ok(restored)
+}
+
+/// When a version was trashed, in words for the timeline.
+fn stamp_words(ms: i64) -> String {
+    DateTime::from_timestamp_millis(ms).unwrap_or_default().format("%Y-%m-%d %H:%M UTC").to_string()
 }

@@ -12,6 +12,7 @@ use crate::format::memory_path::checked_relative_path;
 use crate::format::memory_type::MemoryType;
 use crate::format::scan::INDEX_FILE;
 use crate::writers::journal::{self, Op};
+use crate::writers::timeline::Written;
 use crate::{base::dates, base::secrets, base::text, format::frontmatter, format::index, format::links};
 use chrono::{DateTime, Duration};
 
@@ -70,7 +71,13 @@ fn save_where_it_goes(fs: &dyn Fs, req: &Save<'_>) -> Result<SaveReport> {
     if let Some(why) = resolved.switches.memory_writes.refusal(req.memory.memory_type) {
         return Err(Error::InvalidInput(why));
     }
-    let guard = Guard { policy: Some(&resolved.switches.memory_writes), now_ms: req.memory.now_ms };
+    let by = req.target.asker();
+    let guard = Guard {
+        policy: Some(&resolved.switches.memory_writes),
+        now_ms: req.memory.now_ms,
+        by: &by,
+        note: None,
+    };
     let Some(dir) = shared_dir(fs, &resolved, req)? else {
         return save_in(fs, &resolved.memory_dir, resolved.switches.team_memory, &req.memory, &guard);
     };
@@ -137,7 +144,8 @@ pub fn forget(fs: &dyn Fs, target: &Target, path: &str, now_ms: i64) -> Result<F
     let resolved = target.resolve(fs)?;
     // A forget is judged like a write of the memory it removes (issue 44): `off` refuses it,
     // whoever asks, and what it removes is kept in the trash.
-    let guard = Guard { policy: Some(&resolved.switches.memory_writes), now_ms };
+    let by = target.asker();
+    let guard = Guard { policy: Some(&resolved.switches.memory_writes), now_ms, by: &by, note: None };
     // A shared memory is forgotten by the absolute path recall and save report for it.
     let shared = crate::context::scope::shared(&resolved.location);
     if let Some(s) = crate::context::scope::shared_holding(&shared, path) {
@@ -226,14 +234,19 @@ pub struct Guard<'a> {
     /// The write policy: `off` for the type of any memory the change overwrites or removes
     /// refuses the change (`None`: already judged by the caller).
     pub policy: Option<&'a crate::context::policy::WritePolicy>,
-    /// "Now", for the trash.
+    /// "Now", for the trash and the timeline.
     pub now_ms: i64,
+    /// Who asked, for the timeline (issue 48).
+    pub by: &'a str,
+    /// What the timeline says of the change besides (a proposal accepted).
+    pub note: Option<&'a str>,
 }
 
 impl Guard<'_> {
-    /// Judges and keeps `changed` (existing memories of `dir` the change overwrites or removes).
-    /// Team memory is not kept: its history is the team's git log, and a trash there would sync.
-    fn admit(&self, fs: &dyn Fs, dir: &str, changed: &[String], team: bool) -> Result<()> {
+    /// Judges and keeps `changed` (existing memories of `dir` the change overwrites or removes),
+    /// and returns each kept one with its trash id. Team memory is not kept: its history is the
+    /// team's git log, and a trash there would sync.
+    fn admit(&self, fs: &dyn Fs, dir: &str, changed: &[String], team: bool) -> Result<Vec<(String, String)>> {
         if let Some(policy) = self.policy {
             for rel in changed {
                 let memory_type = type_of(fs, dir, rel);
@@ -243,20 +256,79 @@ impl Guard<'_> {
             }
         }
         if team {
-            return Ok(());
+            return Ok(Vec::new());
         }
         // Only memories: a file in a folder or with control characters in its name is one the
         // scan never reads (it is forgotten by its escaped path), and has no place in the trash.
+        let mut kept = Vec::new();
         for rel in changed
             .iter()
             .filter(|rel| !rel.contains('/') && !rel.chars().any(crate::base::text::hides_in_a_name))
         {
-            crate::writers::trash::keep(fs, dir, rel, self.now_ms).map_err(|e| {
+            let id = crate::writers::trash::keep(fs, dir, rel, self.now_ms).map_err(|e| {
                 invalid(format!("{rel} could not be kept in the trash first ({e}); nothing changed"))
             })?;
+            kept.push((rel.clone(), id));
         }
-        Ok(())
+        Ok(kept)
     }
+
+    /// Records a committed change in the timeline of `log_dir` (the project's memory directory
+    /// for team memory, whose `.sessions/` would otherwise sync): `written` with its action and
+    /// note, and every other memory of `changed`, removed or updated (a link renamed).
+    fn record(
+        &self,
+        fs: &dyn Fs,
+        log: &Log<'_>,
+        written: Option<(&str, &str, Option<String>)>,
+        changed: &[String],
+        kept: &[(String, String)],
+    ) {
+        let before = |rel: &str| kept.iter().find(|(r, _)| r == rel).map(|(_, id)| id.clone());
+        let note = |own: Option<String>| match (own, self.note) {
+            (Some(own), Some(also)) => Some(format!("{own}; {also}")),
+            (own, also) => own.or(also.map(str::to_string)),
+        };
+        let mut lines = Vec::new();
+        if let Some((rel, action, own)) = &written {
+            lines.push(Written {
+                at_ms: self.now_ms,
+                path: format!("{}{rel}", log.prefix),
+                action: action.to_string(),
+                by: self.by.to_string(),
+                note: note(own.clone()),
+                before: before(rel),
+            });
+        }
+        let main = written.as_ref().map(|(rel, _, _)| *rel);
+        for rel in changed.iter().filter(|rel| Some(rel.as_str()) != main) {
+            let gone = fs.stat(&join(log.dir, rel)).is_err();
+            let own = match (gone, main) {
+                (true, Some(file)) => Some(format!("superseded by {}{file}", log.prefix)),
+                (false, Some(file)) => Some(format!("a link now names {}{file}", log.prefix)),
+                _ => None,
+            };
+            lines.push(Written {
+                at_ms: self.now_ms,
+                path: format!("{}{rel}", log.prefix),
+                action: if gone { "removed" } else { "updated" }.into(),
+                by: self.by.to_string(),
+                note: note(own),
+                before: before(rel),
+            });
+        }
+        for line in &lines {
+            crate::writers::timeline::record(fs, log.root, line);
+        }
+    }
+}
+
+/// Where a change's timeline lines go: the memory directory's own log, with the change's
+/// directory (`dir`, the team folder for team memory) and the prefix its paths take there.
+struct Log<'a> {
+    root: &'a str,
+    dir: &'a str,
+    prefix: &'static str,
 }
 
 /// The type a memory file says it is; `None` when it cannot be read or does not say.
@@ -284,12 +356,22 @@ pub fn save_in(
     };
     let today = today(req.now_ms, req.utc_offset_minutes);
     let draft = checked.draft(req.memory_type);
-    let (saved, _) = journal::locked(fs, &dir, || {
+    let ((saved, changed, kept), _) = journal::locked(fs, &dir, || {
         let (saved, writes, changed) = prepare(fs, &dir, file, &draft, today)?;
-        guard.admit(fs, &dir, &changed, scope == Scope::Team)?;
+        let kept = guard.admit(fs, &dir, &changed, scope == Scope::Team)?;
         journal::commit(fs, &dir, &writes)?;
-        Ok(saved)
+        Ok((saved, changed, kept))
     })?;
+    let log = Log { root: memory_dir, dir: &dir, prefix: if scope == Scope::Team { "team/" } else { "" } };
+    // A memory that replaces another also carries its old name (for the links): the timeline
+    // says which it was.
+    let note = match (&saved.replaced, &saved.renamed_from) {
+        (Some(replaced), _) => Some(format!("supersedes {}{replaced}", log.prefix)),
+        (None, Some(old)) => Some(format!("renamed from {old}")),
+        (None, None) => None,
+    };
+    let action = if saved.created { "created" } else { "updated" };
+    guard.record(fs, &log, Some((&saved.file, action, note)), &changed, &kept);
     let in_scope =
         |rel: &str| if scope == Scope::Team { format!("{TEAM_DIR}/{rel}") } else { rel.to_string() };
     Ok(SaveReport {
@@ -608,6 +690,7 @@ pub fn forget_in(fs: &dyn Fs, memory_dir: &str, path: &str, guard: &Guard<'_>) -
 }
 
 fn forget_checked(fs: &dyn Fs, memory_dir: &str, full: String, guard: &Guard<'_>) -> Result<ForgetReport> {
+    let root = memory_dir;
     // A team memory's line is in the team index, relative to the team folder.
     let (memory_dir, rel) = match full.strip_prefix("team/") {
         Some(inner) => (team_dir(fs, memory_dir)?, inner.to_string()),
@@ -623,7 +706,7 @@ fn forget_checked(fs: &dyn Fs, memory_dir: &str, full: String, guard: &Guard<'_>
         // The file must exist; then the index loses its line first, so no state, even after a
         // crash between the two, has a line pointing at a missing file.
         fs.stat(&join(memory_dir, &rel))?;
-        guard.admit(fs, memory_dir, std::slice::from_ref(&rel), full.starts_with("team/"))?;
+        let trashed = guard.admit(fs, memory_dir, std::slice::from_ref(&rel), full.starts_with("team/"))?;
         let mut ops = Vec::new();
         if removed > 0 {
             let mut new_index = kept.join("\n");
@@ -634,8 +717,11 @@ fn forget_checked(fs: &dyn Fs, memory_dir: &str, full: String, guard: &Guard<'_>
         }
         ops.push(Op::Remove(rel.clone()));
         journal::commit(fs, memory_dir, &ops)?;
-        Ok(ForgetReport { path: full.clone(), index_lines_removed: removed })
+        Ok((ForgetReport { path: full.clone(), index_lines_removed: removed }, trashed))
     })?;
+    let (report, trashed) = report;
+    let log = Log { root, dir: memory_dir, prefix: if full.starts_with("team/") { "team/" } else { "" } };
+    guard.record(fs, &log, None, std::slice::from_ref(&rel), &trashed);
     Ok(report)
 }
 

@@ -60,6 +60,8 @@ export type PromptStep = ReturnType<Root["hook"]["prompt"]>;
 export type Injected = Extract<PromptStep, { tag: "done" }>["val"];
 export type PauseState = ReturnType<Root["writer"]["pause"]>;
 export type Proposal = ReturnType<Root["writer"]["pending"]>[number];
+/** One write in the timeline (issue 48): when, which file, what happened and who asked. */
+export type Written = ReturnType<Root["writer"]["timeline"]>[number];
 export type Env = Array<[string, string]>;
 export type Tool = ReturnType<Root["tools"]["catalog"]>[number];
 export type Verdict = ReturnType<Root["hook"]["judgeTurn"]>;
@@ -431,6 +433,11 @@ export class MemoryCore {
 
   forget(grant: ConfinedFs, target: Target, file: string, nowMs: bigint): ForgetReport {
     return this.call("writer.forget", grant, (r) => r.writer.forget(target, file, nowMs));
+  }
+
+  /** The timeline of writes to the memory directory (or to one `file` in it), newest first. Grant it `open("read", ...)`. */
+  timeline(grant: ConfinedFs, target: Target, file: string | undefined, limit: number): Written[] {
+    return this.call("writer.timeline", grant, (r) => r.writer.timeline(target, file, limit));
   }
 
   logAppend(grant: ConfinedFs, target: Target, text: string, nowMs: bigint, utcOffsetMinutes: number): string {

@@ -65,7 +65,8 @@ export const MemdirPlugin = async (ctx: Context, options: Options = {}) => {
   /** Stops handed to memdir, awaited before opencode exits (`opencode run` ends right after the turn). */
   const pending = new Set<Promise<void>>();
 
-  const target = { cwd, env, memoryDir: undefined };
+  // Writes this plugin makes are the agent's, for the timeline (issue 48).
+  const target = { cwd, env, memoryDir: undefined, by: "agent:opencode" };
 
   const guarded = <A extends unknown[]>(what: string, body: (...args: A) => unknown) =>
     async (...args: A) => {

@@ -502,6 +502,7 @@ fn bench_check(ctx: &Context, args: &Args, out: &mut dyn Write, err: &mut dyn Wr
         cwd: project.clone(),
         env: ctx.env().to_vec(),
         memory_dir: Some(mem.clone()),
+        by: None,
     };
     let runtime = ComponentRuntime::load()?;
     let fs = ConfinedFs::new().grant_read("/")?.grant_write(&mem)?;

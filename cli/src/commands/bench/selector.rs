@@ -112,7 +112,7 @@ pub fn run(ctx: &Context, args: &super::Args, out: &mut dyn Write, err: &mut dyn
             ]
         };
         let input = |offline: bool, shortlist: u32| recall::Input {
-            target: Target { cwd: dir.clone(), env: env(shortlist), memory_dir: Some(dir.clone()) },
+            target: Target { cwd: dir.clone(), env: env(shortlist), memory_dir: Some(dir.clone()), by: None },
             query: request.query.clone(),
             now_ms,
             offline,

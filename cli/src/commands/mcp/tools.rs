@@ -675,6 +675,7 @@ pub fn read_pending(memory: &mut Memory) -> Result<String, McpError> {
         cwd: memory.cwd.clone(),
         env: memory.ctx.env().to_vec(),
         memory_dir: None,
+        by: None,
     };
     // Read-only, and the settings that locate the memory live outside it.
     let fs = crate::ops::whole_tree().map_err(internal)?;

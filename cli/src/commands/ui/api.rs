@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 /// The receipts a page shows at most.
 const RECEIPTS: u32 = 200;
+/// The writes a page shows at most.
+const TIMELINE: u32 = 100;
 /// Memories per page of the list.
 const PAGE: usize = 100;
 
@@ -61,6 +63,9 @@ impl<'c> Workbench<'c> {
                 self.dir(&param("dir")).and_then(|dir| self.search(&dir, &param("q").unwrap_or_default()))
             }
             ("GET", "receipts") => self.dir(&param("dir")).and_then(|dir| self.receipts(&dir)),
+            ("GET", "timeline") => {
+                self.dir(&param("dir")).and_then(|dir| self.timeline(&dir, param("path").as_deref()))
+            }
             ("GET", "pending") => self.dir(&param("dir")).and_then(|dir| self.pending(&dir)),
             ("POST", "review") => self.dir(&param("dir")).and_then(|dir| {
                 let accept = posted.get("accept").and_then(Value::as_bool).unwrap_or(false);
@@ -157,7 +162,12 @@ impl<'c> Workbench<'c> {
     }
 
     fn target(&self, dir: &str) -> Target {
-        Target { cwd: self.cwd.clone(), env: self.ctx.env().to_vec(), memory_dir: Some(dir.to_string()) }
+        Target {
+            cwd: self.cwd.clone(),
+            env: self.ctx.env().to_vec(),
+            memory_dir: Some(dir.to_string()),
+            by: Some(self.ctx.by()),
+        }
     }
 
     /// A core granted the writer's plan for `dir`.
@@ -307,6 +317,40 @@ impl<'c> Workbench<'c> {
     fn receipts(&self, dir: &str) -> Result<Value, Failure> {
         let receipts = self.ctx.core(whole_tree()?)?.hook_receipts(&self.target(dir), RECEIPTS)?;
         serde_json::to_value(receipts).map_err(|e| Failure::input(e.to_string()))
+    }
+
+    /// The writes to the memory directory (or to one memory), newest first, who asked for
+    /// each, and each one's diff: from the version it replaced (kept in the trash) to the
+    /// version the next change replaced, or the file as it is now.
+    fn timeline(&self, dir: &str, path: Option<&str>) -> Result<Value, Failure> {
+        let written = self.ctx.core(whole_tree()?)?.timeline(&self.target(dir), path, TIMELINE)?;
+        let read = |rel: &str| std::fs::read_to_string(Path::new(dir).join(rel)).unwrap_or_default();
+        // A version kept in the trash: team memory keeps its own.
+        let kept = |path: &str, id: &str| match path.strip_prefix("team/") {
+            Some(_) => read(&format!("team/.trash/{id}")),
+            None => read(&format!(".trash/{id}")),
+        };
+        let entries: Vec<Value> = written
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let before = w.before.as_deref().map(|id| kept(&w.path, id)).unwrap_or_default();
+                // The newer change to the same memory that kept a version kept this one's result.
+                let newer = written[..i].iter().rev().find(|n| n.path == w.path && n.before.is_some());
+                let after = match (w.action.as_str(), newer) {
+                    ("removed", _) => String::new(),
+                    (_, Some(n)) => kept(&n.path, n.before.as_deref().unwrap_or_default()),
+                    (_, None) => read(&w.path),
+                };
+                let mut diff = Vec::new();
+                let _ = crate::ops::diff::lines(&before, &after, &mut diff);
+                json!({
+                    "at_ms": w.at_ms, "path": w.path, "action": w.action, "by": w.by, "note": w.note,
+                    "before": w.before, "diff": String::from_utf8_lossy(&diff),
+                })
+            })
+            .collect();
+        Ok(json!({ "written": entries }))
     }
 
     fn pending(&self, dir: &str) -> Result<Value, Failure> {

@@ -64,6 +64,8 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
     if !args.no_open {
         open_browser(&url);
     }
+    // What this page writes, the timeline says the person wrote here (issue 48).
+    ctx.set_by("person:workbench");
     let bench = api::Workbench::new(ctx, cwd, args.read_only);
     for request in server.incoming_requests() {
         let _ = answer(&guard, &bench, request);

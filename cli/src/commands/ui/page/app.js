@@ -109,7 +109,7 @@ async function memories(more = false) {
 async function openMemory(path) {
   state.path = path;
   for (const li of document.querySelectorAll("#memories li")) li.classList.toggle("active", li.dataset.path === path);
-  const m = await api("memory", { dir: state.dir, path });
+  const [m, writes] = await Promise.all([api("memory", { dir: state.dir, path }), api("timeline", { dir: state.dir, path })]);
   const article = clear($("memory"));
   const body = el("div", { class: "markdown", "data-test": "body" });
   body.innerHTML = m.html; // rendered by the server, raw HTML escaped
@@ -133,6 +133,8 @@ async function openMemory(path) {
             readOnly ? null : el("button", { type: "button", onclick: () => restore(h.id) }, "Restore")),
           el("pre", {}, h.diff))))
       : el("p", { class: "muted", "data-test": "history" }, "No earlier version is kept."),
+    el("h3", {}, "Written"),
+    writesList(writes.written, "writes"),
   );
   if (!readOnly) {
     const editor = el("textarea", { "data-test": "editor" });
@@ -219,6 +221,21 @@ async function receipts() {
   for (const u of r.usage) usage.append(el("tr", {}, el("td", {}, u.path), el("td", {}, u.count), el("td", {}, when(u["last-ms"]))));
 }
 
+/** Writes from the timeline: when, which memory, what happened, who asked, and the diff. */
+function writesList(entries, test) {
+  if (!entries.length) return el("p", { class: "muted", "data-test": test }, "No write is recorded yet.");
+  return el("ul", { "data-test": test }, entries.map((w) =>
+    el("li", { class: "item" },
+      el("div", {}, el("span", { class: "name" }, `${w.action} ${w.path}`), " by ", el("strong", { "data-test": "by" }, w.by)),
+      el("div", { class: "small muted" }, `${when(w.at_ms)}${w.note ? ` · ${w.note}` : ""}`),
+      w.diff ? el("details", {}, el("summary", {}, "diff"), el("pre", {}, w.diff)) : null)));
+}
+
+async function written() {
+  const r = await api("timeline", { dir: state.dir });
+  clear($("written")).append(writesList(r.written, "timeline"));
+}
+
 async function pending() {
   const r = await api("pending", { dir: state.dir });
   $("paused").hidden = !r.paused;
@@ -254,6 +271,7 @@ function show(tab) {
   for (const b of document.querySelectorAll("nav button[data-tab]")) b.classList.toggle("active", b.dataset.tab === tab);
   for (const s of document.querySelectorAll("section.tab")) s.hidden = s.id !== `tab-${tab}`;
   if (tab === "receipts") receipts().catch((e) => say(e.message, true));
+  if (tab === "written") written().catch((e) => say(e.message, true));
   if (tab === "review") pending().catch((e) => say(e.message, true));
 }
 
