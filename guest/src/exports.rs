@@ -615,6 +615,7 @@ mod component {
                     bytes: a.bytes,
                     truncated: a.truncated,
                     text: a.text,
+                    matched: a.matched,
                 })
                 .collect(),
             diagnostics: r.diagnostics,
@@ -985,6 +986,7 @@ mod component {
                     bytes: a.bytes,
                     truncated: a.truncated,
                     text: a.text,
+                    matched: a.matched,
                 })
                 .collect();
             let got = hook::recall_context(&session, &attachments, hook_cap(cap_bytes)).map_err(wit_error)?;

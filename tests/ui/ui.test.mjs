@@ -131,6 +131,9 @@ test("the workbench in Chromium: search, a memory and its history, review, edit,
     await page.fill("#q", "how should I run the integration tests against postgres?");
     await page.click("#search-form button");
     await page.locator("#results li .name", { hasText: "real-database-in-tests.md" }).waitFor();
+    // Why: the request's own words the memory shares.
+    const why = page.locator("#results li", { hasText: "real-database-in-tests.md" }).locator("[data-test=why]");
+    assert.match(await why.innerText(), /why: the request's words .*“integration”.*“tests”/);
     await shoot(page, "search");
 
     // Opens a memory and its history.

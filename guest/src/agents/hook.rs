@@ -604,6 +604,7 @@ mod tests {
             bytes: text.len() as u32,
             truncated: false,
             text,
+            matched: Vec::new(),
         }
     }
 

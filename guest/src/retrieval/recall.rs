@@ -368,6 +368,10 @@ pub struct Attachment {
     pub truncated: bool,
     /// The `<system-reminder>` block.
     pub text: String,
+    /// The request's words the memory shares, as the request wrote them: its path, name and
+    /// description, and its text when given whole (issue 48: why recall found it).
+    #[serde(default)]
+    pub matched: Vec<String>,
 }
 
 /// What a recall produced.
@@ -556,6 +560,7 @@ fn mention(input: &Turn<'_>, session: &mut Session, header: &MemoryHeader, outco
         bytes,
         truncated: false,
         text,
+        matched: select::matched_words(input.query, &select::document(header)),
     });
 }
 
@@ -660,6 +665,7 @@ fn attach(fs: &dyn Fs, input: &Turn<'_>, session: &mut Session, outcome: &mut Ou
             bytes,
             truncated: head.truncated,
             text,
+            matched: select::matched_words(input.query, &[path.trim_end_matches(".md"), &content]),
         });
     }
 }

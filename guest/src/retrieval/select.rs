@@ -422,6 +422,34 @@ impl Counts {
     }
 }
 
+/// The words of `query` that `texts` share with it, as the request wrote them, at most
+/// [`MATCHED_WORDS`]: why recall found a memory (issue 48). A CJK run is not one word: its
+/// characters and pairs that match are given instead.
+pub fn matched_words(query: &str, texts: &[&str]) -> Vec<String> {
+    let terms = Terms::of(query);
+    let counts = terms.count(texts);
+    let hit: Vec<&str> =
+        terms.distinct.iter().zip(&counts.tf).filter(|(_, tf)| **tf > 0).map(|(t, _)| t.as_str()).collect();
+    let mut out: Vec<String> = Vec::new();
+    for word in query.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        let matched = tokens(word).into_iter().filter(|t| hit.contains(&t.as_str()));
+        let found: Vec<String> = if word.chars().any(is_cjk) {
+            matched.collect()
+        } else {
+            matched.take(1).map(|_| word.to_string()).collect()
+        };
+        for f in found {
+            if out.len() < MATCHED_WORDS && !out.iter().any(|o| o.to_lowercase() == f.to_lowercase()) {
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
+/// The most words [`matched_words`] gives.
+pub const MATCHED_WORDS: usize = 8;
+
 /// BM25 scores of the documents that share a term with the request, best first (ties keep the
 /// documents' order), each with the document's index.
 fn scores_of(terms: &Terms, docs: &[Counts]) -> Vec<(f64, usize)> {
@@ -470,7 +498,7 @@ fn idf(n: f64, df: f64) -> f64 {
 
 /// What a memory's terms are read from: its file name without `.md`, its name and its
 /// description.
-fn document(header: &MemoryHeader) -> [&str; 3] {
+pub fn document(header: &MemoryHeader) -> [&str; 3] {
     let name = header.name.as_deref().unwrap_or_default();
     [path_words(header), name, header.description.as_deref().unwrap_or_default()]
 }
@@ -728,6 +756,23 @@ mod tests {
         ] {
             assert_eq!(tokens(text), terms, "{text}");
         }
+    }
+
+    #[test]
+    fn matched_words_are_the_requests_own_as_written() {
+        let texts = ["feedback_real_db", "Real database in tests", "Integration tests hit a real Postgres"];
+        assert_eq!(
+            matched_words("How should I run the Integration-Tests against postgres?", &texts),
+            ["Integration", "Tests", "postgres"]
+        );
+        // Stop words and words the memory lacks are not reasons; a word is given once.
+        assert!(matched_words("the deploy window, the DEPLOY window", &texts).is_empty());
+        assert_eq!(matched_words("tests tests TESTS", &texts), ["tests"]);
+        // A CJK run gives its matching characters and pairs, not the whole run.
+        let got = matched_words("数据库性能怎么样", &["数据库连接池"]);
+        assert!(got.contains(&"数据".to_string()) && !got.iter().any(|w| w.contains('性')), "{got:?}");
+        let many = "alpha beta gamma delta epsilon zeta eta theta iota kappa";
+        assert_eq!(matched_words(many, &[many]).len(), MATCHED_WORDS);
     }
 
     #[test]

@@ -306,7 +306,7 @@ impl<'c> Workbench<'c> {
         let attachments: Vec<Value> = result
             .attachments
             .iter()
-            .map(|a| json!({ "path": a.path, "whole": a.whole, "bytes": a.bytes, "freshness": a.freshness, "stale": a.stale, "text": a.text }))
+            .map(|a| json!({ "path": a.path, "whole": a.whole, "bytes": a.bytes, "freshness": a.freshness, "stale": a.stale, "text": a.text, "matched": a.matched }))
             .collect();
         Ok(json!({
             "selector": result.selector, "selected": result.selected, "attachments": attachments,

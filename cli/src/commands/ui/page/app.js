@@ -206,6 +206,7 @@ async function search(event) {
     list.append(el("li", { class: "item", onclick: () => { show("memories"); openMemory(a.path); } },
       el("div", { class: "name" }, a.path),
       el("div", { class: "small muted" }, `${a.whole ? "given whole" : "named by its index entry"} · ${a.bytes} bytes · ${a.freshness}${a.stale ? " · stale" : ""}`),
+      el("div", { class: "small", "data-test": "why" }, a.matched.length ? `why: the request's words ${a.matched.map((w) => `“${w}”`).join(", ")}` : `why: chosen by ${r.selector}, no word in common`),
       el("pre", {}, a.text)));
   }
   if (!r.attachments.length) list.append(el("li", { class: "muted" }, "Recall would give the agent nothing for this request."));
