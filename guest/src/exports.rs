@@ -44,6 +44,8 @@ mod component {
             "memdir:memory/hook@0.3.0/usage": crate::retrieval::receipts::Usage,
             "memdir:memory/hook@0.3.0/receipts": crate::retrieval::receipts::Receipts,
             "memdir:memory/writer@0.3.0/written": crate::writers::timeline::Written,
+            "memdir:memory/team@0.3.0/log-options": crate::sync::history::LogOptions,
+            "memdir:memory/team@0.3.0/commit": crate::sync::history::Commit,
         },
     });
 
@@ -1085,6 +1087,7 @@ mod component {
                 }),
                 t::Action::Sync => team::Action::Sync,
                 t::Action::Status => team::Action::Status,
+                t::Action::Log(o) => team::Action::Log(o),
             };
             let input = team::Input {
                 target: core_target(input.target),
@@ -1140,6 +1143,7 @@ mod component {
             behind: r.behind,
             dirty: r.dirty,
             last_sync_ms: r.last_sync_ms,
+            history: r.history,
         }
     }
 

@@ -50,7 +50,7 @@ pub use context::{instructions, paths, plan, policy, prompt, scope, switches, ta
 pub use format::{evidence, frontmatter, index, links, manifest, scan, wrapper};
 pub use hygiene::check;
 pub use retrieval::{budget, recall, receipts, select};
-pub use sync::team;
+pub use sync::{history, team};
 pub use writers::{apply, dream, extract, gate, pause, pending, timeline, trash, writer};
 
 pub use base::error::{Error, Result};

@@ -98,6 +98,7 @@ pub mod target {
 }
 /// `team`: team memory's actions, input and report, and when a host syncs on its own.
 pub mod team {
+    pub use memdir_core::history::{Commit, LogOptions};
     pub use memdir_core::team::{AUTO_SYNC, Action, InitOptions, Input, Report, Which};
 }
 /// `text`: printing text that may hold control characters.

@@ -2,7 +2,7 @@
 // in a throwaway HOME and project. It opens the printed address, searches as recall would,
 // opens a memory and its history, accepts one proposal and rejects another, edits a memory and
 // finds the change on disk, sees who wrote what in the timeline, and sees the receipt of a
-// `memdir hook` prompt. Then hostile
+// `memdir hook` prompt, and a team memory's git log. Then hostile
 // requests: no token, a foreign Host, a foreign Origin, a write under --read-only, and a
 // memory holding <script>, which shows as text and runs nothing. Screenshots go to
 // tests/ui/out/ (and to docs/ui/ with UPDATE_SCREENSHOTS=1).
@@ -24,8 +24,9 @@ const memdir = resolve(process.env.MEMDIR_BIN ?? "target/debug/memdir");
 const out = join(here, "out");
 const docs = join(here, "../../docs/ui");
 
-/** A HOME with three memories (one edited once, one holding <script>), two proposals waiting,
- * and one hook prompt given a memory. */
+/** A HOME with two memories (one edited once, one holding <script>), a team memory a teammate
+ * committed with markup in its message, two proposals waiting, and one hook prompt given a
+ * memory. */
 function world() {
   const root = mkdtempSync(join(tmpdir(), "memdir-ui-"));
   const home = join(root, "home");
@@ -46,6 +47,15 @@ function world() {
   save("project", "deploy-window", "deploys happen on Tuesdays and Thursdays",
     "Deploy on Tuesdays and Thursdays only.\n\n<script>document.title='pwned'</script>\n<img src=x onerror=\"document.title='pwned'\">\n\n**Why:** support is staffed then.\n\n**How to apply:** schedule releases for those days.");
   const memory = run(["path"]).trim();
+  // Team memory a teammate committed, whose name and message hold markup.
+  const team = join(memory, "team");
+  mkdirSync(team, { recursive: true });
+  writeFileSync(join(team, "staging-url.md"), "---\nname: staging-url\ndescription: staging lives at staging.example.invalid\ntype: reference\n---\nStaging: https://staging.example.invalid\n");
+  const teammate = { ...env, GIT_AUTHOR_NAME: "Ana <script>", GIT_AUTHOR_EMAIL: "ana@example.invalid", GIT_COMMITTER_NAME: "Ana", GIT_COMMITTER_EMAIL: "ana@example.invalid" };
+  const git = (...args) => execFileSync("git", ["-C", team, ...args], { env: teammate, stdio: "pipe" });
+  git("init", "-q", "-b", "main");
+  git("add", "staging-url.md");
+  git("commit", "-q", "-m", "Where staging lives <img src=x onerror=\"document.title='pwned'\">");
   // Two proposals: extraction under memoryWrites: review.
   writeFileSync(join(home, ".claude/settings.json"), JSON.stringify({ memoryWrites: { default: "auto", project: "review" } }));
   writeFileSync(join(root, "r1.json"), JSON.stringify({ read: [] }));
@@ -123,7 +133,7 @@ test("the workbench in Chromium: search, a memory and its history, review, edit,
     await page.goto(server.url.href);
     assert.equal(new URL(page.url()).search, "", "the token left the address");
     await page.locator("#memories li").first().waitFor();
-    assert.equal(await page.locator("#memories li").count(), 2);
+    assert.equal(await page.locator("#memories li").count(), 3, "two memories and a team memory");
     await shoot(page, "memories");
 
     // Searches as recall sees it.
@@ -154,6 +164,16 @@ test("the workbench in Chromium: search, a memory and its history, review, edit,
     assert.equal(await body.locator("script, img").count(), 0, "no element from the memory's text");
     assert.notEqual(await page.title(), "pwned");
     assert.deepEqual(dialogs, []);
+
+    // A team memory shows the team's git log: who committed it, with the diff, as text.
+    await page.click("#memories li[data-path='team/staging-url.md']");
+    const commit = page.locator("ul[data-test=team-log] li").first();
+    await commit.waitFor();
+    assert.match(await commit.innerText(), /Where staging lives <img src=x onerror=.*> by Ana/);
+    assert.equal(await page.locator("#team-log img, #team-log script").count(), 0);
+    await commit.locator("summary").click();
+    assert.match(await commit.locator("pre").innerText(), /\+Staging: https:\/\/staging\.example\.invalid/);
+    assert.notEqual(await page.title(), "pwned");
 
     // Accepts one proposal and rejects another.
     await page.click("button[data-tab=review]");

@@ -1,10 +1,11 @@
-//! `memdir team init | sync | status` and git's merge driver `memdir merge-index` (issue 13):
+//! `memdir team init | sync | status | log` and git's merge driver `memdir merge-index` (issue 13):
 //! memory synced through git. The core decides every step; this only runs git.
 
 use crate::context::{Context, Failure, Outcome};
 use crate::ops::target::Target;
 use crate::ops::team::{drive, render};
-use memdir_harness::contract::team::{Action, InitOptions, Which};
+use memdir_harness::contract::team::{Action, InitOptions, LogOptions, Which};
+use memdir_harness::contract::time::iso_millis;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -24,6 +25,19 @@ enum Sub {
     Sync(Common),
     /// Ahead, behind and dirty (against the last fetch), the last sync, the remote.
     Status(Common),
+    /// Who committed what to the synced memory, newest first, with the diffs; no network.
+    Log(LogArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct LogArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Only this memory's commits (relative to team/, or to the private directory).
+    path: Option<String>,
+    /// At most this many commits (up to 50).
+    #[arg(long, default_value_t = 20)]
+    limit: u32,
 }
 
 #[derive(Debug, clap::Args)]
@@ -69,6 +83,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         }
         Sub::Sync(c) => (c, Action::Sync),
         Sub::Status(c) => (c, Action::Status),
+        Sub::Log(a) => (a.common, Action::Log(LogOptions { path: a.path, limit: a.limit })),
     };
     let which = if common.private { Which::Private } else { Which::Team };
     let report = drive(ctx, &common.target, which, action, None)?;
@@ -78,8 +93,27 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         json["skipped"] = serde_json::json!(report.skipped.map(|s| s.to_string()));
         serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
         writeln!(out)?;
-    } else {
+    } else if report.history.is_empty() {
         write!(out, "{}", render(&report))?;
+    } else {
+        // Commits are teammates' text: shown with control characters escaped, like memories.
+        let escape = memdir_harness::contract::text::escape_controls;
+        for c in &report.history {
+            writeln!(
+                out,
+                "{}  {}  {}  {}",
+                &c.id[..12],
+                iso_millis(c.at_ms),
+                escape(&c.author),
+                escape(&c.subject)
+            )?;
+            for line in c.diff.lines() {
+                writeln!(out, "{}", escape(line))?;
+            }
+            if c.diff_truncated {
+                writeln!(out, "… (diff cut at 16 KB)")?;
+            }
+        }
     }
     Ok(())
 }

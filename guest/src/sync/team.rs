@@ -107,6 +107,15 @@ pub enum Action {
     Sync,
     /// Ahead, behind, dirty, last sync, remote; no network.
     Status,
+    /// The git log of the memory files, with diffs (issue 48); no network.
+    Log(super::history::LogOptions),
+}
+
+impl Action {
+    /// Init and sync change the directory, under the writers' lock; status and log read.
+    fn writes(&self) -> bool {
+        matches!(self, Action::Init(_) | Action::Sync)
+    }
 }
 
 /// How `init` connects a directory.
@@ -204,6 +213,9 @@ pub struct Report {
     pub dirty: Vec<String>,
     /// When the last sync finished.
     pub last_sync_ms: Option<i64>,
+    /// The commits `log` found, newest first.
+    #[serde(default)]
+    pub history: Vec<super::history::Commit>,
 }
 
 /// One step of a sync: a git command for the host to run (then [`resume`]), or the report.
@@ -231,7 +243,7 @@ pub fn start(fs: &dyn Fs, input: Input) -> Result<TeamStep> {
             resolved.memory_dir.clone()
         }
     };
-    let locked = !matches!(input.action, Action::Status);
+    let locked = input.action.writes();
     if locked {
         fs.lock(&join(&dir, LOCK_FILE), LOCK_TIMEOUT_MS)?;
         // A change a killed writer left half-done is finished before anything is committed.
@@ -261,6 +273,7 @@ fn advance(fs: &dyn Fs, mut state: State) -> Result<TeamStep> {
         Action::Init(options) => run.init(options),
         Action::Sync => run.sync(),
         Action::Status => run.status(),
+        Action::Log(options) => run.log(options),
     };
     let lock = join(&state.dir, LOCK_FILE);
     let finished = match outcome {
@@ -269,7 +282,7 @@ fn advance(fs: &dyn Fs, mut state: State) -> Result<TeamStep> {
             // keeps a writer waiting; a write meanwhile only changes the working tree, which
             // the sync commits after fetching. A host that runs only network commands
             // asynchronously never waits while holding it.
-            let lockable = !matches!(state.input.action, Action::Status);
+            let lockable = state.input.action.writes();
             if command.network && state.locked {
                 fs.unlock(&lock)?;
                 state.locked = false;
@@ -922,6 +935,44 @@ impl Run<'_> {
         let mut report =
             Report { dir: self.dir.to_string(), remote, branch: branch.clone(), ..Report::default() };
         self.figures(&mut report, &branch)?;
+        Ok(report)
+    }
+
+    /// The newest commits touching the memory files (or one of them), with their diffs.
+    fn log(&mut self, options: &super::history::LogOptions) -> Flow<Report> {
+        use super::history;
+        if let Some(path) = &options.path {
+            history::check_path(path).map_err(|e| Stop::Fail(Error::InvalidInput(e)))?;
+        }
+        self.require_git()?;
+        self.require_working_copy()?;
+        let branch = self.branch()?;
+        let remote = self.remote_url()?;
+        let mut report = Report { dir: self.dir.to_string(), remote, branch, ..Report::default() };
+        if !self.has_ref("HEAD")? {
+            return Ok(report);
+        }
+        let limit = options.limit.clamp(1, history::MAX_COMMITS).to_string();
+        let pathspec = options.path.as_deref().unwrap_or("*.md");
+        // The commits' ids alone first: what the log below must read back as.
+        let ids = history::ids(&self.ok(&["rev-list", "-n", &limit, "HEAD", "--", pathspec])?);
+        // No colour, external diff, text conversion or signature check a config could ask for.
+        let log = self.ok(&[
+            "log",
+            "-n",
+            &limit,
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-show-signature",
+            "--patch",
+            "--no-renames",
+            history::FORMAT,
+            "HEAD",
+            "--",
+            pathspec,
+        ])?;
+        report.history = history::parse(&log, &ids).map_err(|e| Stop::Fail(Error::Other(e)))?;
         Ok(report)
     }
 

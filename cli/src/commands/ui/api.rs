@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 /// The receipts a page shows at most.
 const RECEIPTS: u32 = 200;
+/// The commits of a team memory a page shows at most.
+const TEAM_LOG: u32 = 20;
 /// The writes a page shows at most.
 const TIMELINE: u32 = 100;
 /// Memories per page of the list.
@@ -63,6 +65,9 @@ impl<'c> Workbench<'c> {
                 self.dir(&param("dir")).and_then(|dir| self.search(&dir, &param("q").unwrap_or_default()))
             }
             ("GET", "receipts") => self.dir(&param("dir")).and_then(|dir| self.receipts(&dir)),
+            ("GET", "team-log") => self
+                .dir(&param("dir"))
+                .and_then(|dir| self.team_log(&dir, &param("path").unwrap_or_default())),
             ("GET", "timeline") => {
                 self.dir(&param("dir")).and_then(|dir| self.timeline(&dir, param("path").as_deref()))
             }
@@ -302,14 +307,21 @@ impl<'c> Workbench<'c> {
             embeddings: None,
             given_to: None,
         };
-        let result = crate::ops::recall::recall(self.ctx, &query, String::new(), None)?;
+        // The model and the embeddings recall would use in a hook ($MEMDIR_LLM,
+        // $MEMDIR_EMBEDDINGS), so the page shows the choice an agent gets.
+        let mut model = crate::ops::recall::recall_model(self.ctx, None)?;
+        let label = model.as_ref().map(|m| m.label());
+        let meaning = self.ctx.var("MEMDIR_EMBEDDINGS").filter(|s| !s.is_empty() && *s != "off");
+        let model = model.as_deref_mut().map(|m| m as &mut dyn memdir_harness::llm::Model);
+        let result = crate::ops::recall::recall(self.ctx, &query, String::new(), model)?;
         let attachments: Vec<Value> = result
             .attachments
             .iter()
             .map(|a| json!({ "path": a.path, "whole": a.whole, "bytes": a.bytes, "freshness": a.freshness, "stale": a.stale, "text": a.text, "matched": a.matched }))
             .collect();
         Ok(json!({
-            "selector": result.selector, "selected": result.selected, "attachments": attachments,
+            "selector": result.selector, "model": label, "embeddings": meaning,
+            "selected": result.selected, "attachments": attachments,
             "diagnostics": result.diagnostics, "skipped": result.skipped,
         }))
     }
@@ -351,6 +363,19 @@ impl<'c> Workbench<'c> {
             })
             .collect();
         Ok(json!({ "written": entries }))
+    }
+
+    /// A team memory's git log, with diffs: who committed what, on any machine. git runs as
+    /// team sync's own status does, with no network.
+    fn team_log(&self, dir: &str, path: &str) -> Result<Value, Failure> {
+        use memdir_harness::contract::team::{Action, LogOptions, Which};
+        let Some(file) = path.strip_prefix("team/") else {
+            return Err(Failure::input(format!("{path:?} is not team memory")));
+        };
+        let ops = OpsTarget { cwd: Some(PathBuf::from(&self.cwd)), memory_dir: Some(PathBuf::from(dir)) };
+        let log = Action::Log(LogOptions { path: Some(file.to_string()), limit: TEAM_LOG });
+        let report = crate::ops::team::drive(self.ctx, &ops, Which::Team, log, None)?;
+        Ok(json!({ "commits": report.history }))
     }
 
     fn pending(&self, dir: &str) -> Result<Value, Failure> {

@@ -135,7 +135,9 @@ async function openMemory(path) {
       : el("p", { class: "muted", "data-test": "history" }, "No earlier version is kept."),
     el("h3", {}, "Written"),
     writesList(writes.written, "writes"),
+    path.startsWith("team/") ? el("div", { id: "team-log" }, el("h3", {}, "Team history (git)"), el("p", { class: "muted" }, "Reading the team's git log…")) : null,
   );
+  if (path.startsWith("team/")) teamLog(path);
   if (!readOnly) {
     const editor = el("textarea", { "data-test": "editor" });
     editor.value = m.body;
@@ -196,6 +198,14 @@ async function restore(id) {
   }
 }
 
+/** Why recall found a memory: the model chose it, it is close in meaning, or words it shares. */
+function why(r, a) {
+  const words = a.matched.length ? `the request's words ${a.matched.map((w) => `“${w}”`).join(", ")}` : "";
+  if (r.selector === "model") return `why: the model (${r.model}) chose it${words ? `; it shares ${words}` : ""}`;
+  if (words) return `why: ${words}`;
+  return r.embeddings ? `why: close in meaning (${r.embeddings})` : "why: no word in common: named as a plausible match";
+}
+
 async function search(event) {
   event.preventDefault();
   const q = $("q").value;
@@ -206,7 +216,7 @@ async function search(event) {
     list.append(el("li", { class: "item", onclick: () => { show("memories"); openMemory(a.path); } },
       el("div", { class: "name" }, a.path),
       el("div", { class: "small muted" }, `${a.whole ? "given whole" : "named by its index entry"} · ${a.bytes} bytes · ${a.freshness}${a.stale ? " · stale" : ""}`),
-      el("div", { class: "small", "data-test": "why" }, a.matched.length ? `why: the request's words ${a.matched.map((w) => `“${w}”`).join(", ")}` : `why: chosen by ${r.selector}, no word in common`),
+      el("div", { class: "small", "data-test": "why" }, why(r, a)),
       el("pre", {}, a.text)));
   }
   if (!r.attachments.length) list.append(el("li", { class: "muted" }, "Recall would give the agent nothing for this request."));
@@ -230,6 +240,23 @@ function writesList(entries, test) {
       el("div", {}, el("span", { class: "name" }, `${w.action} ${w.path}`), " by ", el("strong", { "data-test": "by" }, w.by)),
       el("div", { class: "small muted" }, `${when(w.at_ms)}${w.note ? ` · ${w.note}` : ""}`),
       w.diff ? el("details", {}, el("summary", {}, "diff"), el("pre", {}, w.diff)) : null)));
+}
+
+/** A team memory's commits, from whichever machine made them; a teammate's text is data. */
+async function teamLog(path) {
+  const box = $("team-log");
+  try {
+    const r = await api("team-log", { dir: state.dir, path });
+    clear(box).append(el("h3", {}, "Team history (git)"), r.commits.length
+      ? el("ul", { "data-test": "team-log" }, r.commits.map((c) =>
+          el("li", { class: "item" },
+            el("div", {}, el("span", { class: "name" }, c.subject), " by ", el("strong", {}, c.author)),
+            el("div", { class: "small muted" }, `${when(c["at-ms"])} · ${c.id.slice(0, 12)}`),
+            el("details", {}, el("summary", {}, "diff"), el("pre", {}, c.diff + (c["diff-truncated"] ? "\n… (cut at 16 KB)" : ""))))))
+      : el("p", { class: "muted" }, "No commit touches this memory yet: team sync commits it."));
+  } catch (e) {
+    clear(box).append(el("h3", {}, "Team history (git)"), el("p", { class: "muted" }, e.message));
+  }
 }
 
 async function written() {
