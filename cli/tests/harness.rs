@@ -472,3 +472,32 @@ fn both_backends_refuse_a_call_with_more_arguments_than_its_export_takes() {
         assert_eq!(core.truncate_index("x").unwrap().text, "x", "{}", core.backend());
     }
 }
+
+#[test]
+fn a_projects_slug_leads_back_to_its_directory_on_both_backends() {
+    // Issue 48: the workbench names another project by the directory its memory's slug spells.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = PathBuf::from(canonical(tmp.path()));
+    for dir in ["my.app/sub", "a-b", "a/b", "deep/x"] {
+        fs::create_dir_all(root.join(dir)).unwrap();
+    }
+    // A link is not followed: it could lead the walk anywhere.
+    std::os::unix::fs::symlink("/", root.join("deep/link")).unwrap();
+    let runtime = runtime();
+    for backend in ["component", "native"] {
+        let fs = ConfinedFs::new().grant_read("/").unwrap();
+        let mut core: Box<dyn Core> =
+            if backend == "component" { Box::new(runtime.core(fs)) } else { Box::new(NativeCore::new(fs)) };
+        let mut find = |rel: &str| {
+            let slug = memdir_core::paths::slug(root.join(rel).to_str().unwrap());
+            core.project_of(&slug).unwrap().map(|found| (memdir_core::paths::slug(&found) == slug, found))
+        };
+        assert_eq!(find("my.app/sub"), Some((true, root.join("my.app/sub").to_str().unwrap().to_string())));
+        // Two directories spell one slug: either is the project, and the one found spells it.
+        assert!(matches!(find("a-b"), Some((true, _))), "{backend}");
+        assert_eq!(find("deep/nothing-here"), None, "{backend}");
+        assert_eq!(find("deep/link/etc"), None, "{backend}: a link is not walked");
+        assert_eq!(core.project_of("not-a-slug").unwrap(), None);
+        assert_eq!(core.project_of(&format!("-{}", "x".repeat(300))).unwrap(), None);
+    }
+}

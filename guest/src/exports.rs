@@ -310,6 +310,10 @@ mod component {
             paths::slug(&project_root)
         }
 
+        fn project_of(slug: String) -> Option<String> {
+            paths::project_of(&HostFs, &slug)
+        }
+
         fn locate(cwd: String, env: Vec<(String, String)>) -> Result<ex::paths::MemoryLocation, wit::Error> {
             paths::memory_location(&HostFs, &cwd, &env).map(wit_location).map_err(wit_error)
         }
@@ -1215,6 +1219,7 @@ mod table {
             "index.load" => wit(index::load(fs, &s(0)?)),
             "index.truncate" => json!(index::truncate(&s(0)?)),
             "paths.slug" => json!(paths::slug(&s(0)?)),
+            "paths.project-of" => json!(paths::project_of(fs, &s(0)?)),
             "paths.locate" => wit(paths::memory_location(fs, &s(0)?, &env(1)?)),
             "paths.plan" => wit(crate::context::plan::plan(fs, de(func, arg(0))?, &de(func, arg(1))?)),
             "paths.agent-dir" => {

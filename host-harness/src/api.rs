@@ -94,6 +94,11 @@ pub trait Core {
     fn locate(&mut self, cwd: &str, env: &[(String, String)]) -> Result<MemoryLocation> {
         outcome(self, "paths.locate", args![cwd, env])
     }
+    /// The project root whose slug is `slug`, found on the filesystem the core may read
+    /// (issue 48); `None` when none is.
+    fn project_of(&mut self, slug: &str) -> Result<Option<String>> {
+        plain(self, "paths.project-of", args![slug])
+    }
     /// The budget limits (R8.1).
     fn limits(&mut self) -> Result<Limits> {
         plain(self, "budget.limits", args![])

@@ -47,6 +47,12 @@ function world() {
   save("project", "deploy-window", "deploys happen on Tuesdays and Thursdays",
     "Deploy on Tuesdays and Thursdays only.\n\n<script>document.title='pwned'</script>\n<img src=x onerror=\"document.title='pwned'\">\n\n**Why:** support is staffed then.\n\n**How to apply:** schedule releases for those days.");
   const memory = run(["path"]).trim();
+  // Another project on this machine, whose own settings turn feedback writes off.
+  const other = join(root, "other.app");
+  mkdirSync(join(other, ".claude"), { recursive: true });
+  execFileSync("git", ["init", "-q"], { cwd: other });
+  writeFileSync(join(other, ".claude/settings.json"), JSON.stringify({ memoryWrites: { feedback: "off" } }));
+  run(["save", "--cwd", other, "--type", "reference", "--name", "api-docs", "--description", "where the API docs live", "--body", "https://docs.example.invalid"]);
   // Team memory a teammate committed, whose name and message hold markup.
   const team = join(memory, "team");
   mkdirSync(team, { recursive: true });
@@ -221,6 +227,15 @@ test("the workbench in Chromium: search, a memory and its history, review, edit,
     await receipt.first().waitFor();
     assert.match(await receipt.first().innerText(), /prompt[\s\S]*real-database-in-tests\.md/);
     await shoot(page, "receipts");
+
+    // Every project's memory, with the switches and write policy in force there and the rule
+    // that decided each: the other project is found from its memory directory's name.
+    await page.click("button[data-tab=status]");
+    const row = page.locator("#dirs tbody tr", { hasText: "other.app" });
+    await row.waitFor();
+    assert.match(await row.locator("[data-test=switches]").innerText(), /feedback off \(.+\)/);
+    assert.match(await page.locator("#dirs tbody tr", { hasText: "this project" }).locator("[data-test=switches]").innerText(), /project review \(.+\)/);
+    await shoot(page, "status");
     assert.deepEqual(offsite, [], "nothing left the machine");
   } finally {
     await browser.close();

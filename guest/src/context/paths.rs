@@ -69,6 +69,46 @@ pub fn slug(project_root: &str) -> String {
     format!("{}-{}", &sanitized[..MAX_SLUG_LEN], base36(djb2(&units).unsigned_abs()))
 }
 
+/// At most this many directories are listed looking for a slug's project.
+const PROJECT_SEARCH_DIRS: usize = 400;
+
+/// The project root whose [`slug`] is `slug`, found by walking the filesystem from `/` along
+/// the directories whose names the slug spells (issue 48: which project a memory directory
+/// under `projects/` belongs to, when no setting says). `None` when none does, when the slug is
+/// hashed (over [`MAX_SLUG_LEN`]) or when the walk grows past [`PROJECT_SEARCH_DIRS`]. Several
+/// roots can share a slug (`a-b` and `a/b`); the first found in name order is given.
+pub fn project_of(fs: &dyn Fs, slug_: &str) -> Option<String> {
+    if slug_.len() > MAX_SLUG_LEN || !slug_.starts_with('-') {
+        return None;
+    }
+    let mut budget = PROJECT_SEARCH_DIRS;
+    walk_to(fs, "/", slug_, &mut budget)
+}
+
+/// A directory under `dir` (itself, or deeper) whose slug is `slug_`: `dir`'s slug is a prefix.
+fn walk_to(fs: &dyn Fs, dir: &str, slug_: &str, budget: &mut usize) -> Option<String> {
+    if *budget == 0 {
+        return None;
+    }
+    *budget -= 1;
+    let mut entries = fs.list_dir(dir).ok()?;
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    let base = if dir == "/" { String::new() } else { slug(dir) };
+    for entry in entries.iter().filter(|e| e.kind == EntryKind::Dir) {
+        let path = join(dir, &entry.name);
+        let spelled = format!("{base}-{}", slug(&entry.name));
+        if spelled == slug_ {
+            return Some(path);
+        }
+        if slug_.starts_with(&format!("{spelled}-"))
+            && let Some(found) = walk_to(fs, &path, slug_, budget)
+        {
+            return Some(found);
+        }
+    }
+    None
+}
+
 /// The 32-bit djb2 variant (`hash * 31 + unit`, wrapping) over UTF-16 code units.
 fn djb2(units: &[u16]) -> i32 {
     units.iter().fold(0i32, |hash, &u| (hash << 5).wrapping_sub(hash).wrapping_add(i32::from(u)))

@@ -105,7 +105,12 @@ impl<'c> Workbench<'c> {
 
     /// The project's memory location and status, as `memdir status --json` gives them.
     fn status(&self) -> Result<Value, Failure> {
-        let args = crate::commands::status::Args { cwd: Some(PathBuf::from(&self.cwd)), json: true };
+        self.status_of(&self.cwd)
+    }
+
+    /// [`Workbench::status`] of the project at `cwd`.
+    fn status_of(&self, cwd: &str) -> Result<Value, Failure> {
+        let args = crate::commands::status::Args { cwd: Some(PathBuf::from(cwd)), json: true };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         crate::commands::status::run(self.ctx, args, &mut out, &mut err)?;
         serde_json::from_slice(&out).map_err(|e| Failure::input(format!("status: {e}")))
@@ -147,10 +152,12 @@ impl<'c> Workbench<'c> {
             .filter(|p| !dirs.iter().any(|(d, _, _)| d == p))
             .collect();
         others.sort();
+        let mut core = self.ctx.core(whole_tree()?)?;
         for dir in others {
             let slug =
                 Path::new(&dir).parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("");
-            let label = slug.to_string();
+            // The project, when the core finds the directory the slug spells; else the slug.
+            let label = core.project_of(slug)?.unwrap_or_else(|| slug.to_string());
             dirs.push((dir, "another project", label));
         }
         Ok(dirs)
@@ -204,9 +211,17 @@ impl<'c> Workbench<'c> {
             let headers = self.headers(&dir)?;
             let last = headers.iter().map(|h| h.mtime_ms).max();
             let team = headers.iter().filter(|h| h.path.starts_with("team/")).count();
+            // Another project's switches, when the project found for it keeps its memory here.
+            let switches = match kind {
+                "this project" => Some(status.clone()),
+                "another project" if Path::new(&about).is_absolute() => {
+                    self.status_of(&about).ok().filter(|s| s["memory_dir"].as_str() == Some(dir.as_str()))
+                }
+                _ => None,
+            };
             dirs.push(json!({
                 "dir": dir, "kind": kind, "about": about, "count": headers.len(),
-                "team": team, "last_change_ms": last,
+                "team": team, "last_change_ms": last, "status": switches,
             }));
         }
         Ok(json!({ "cwd": self.cwd, "read_only": self.read_only, "status": status, "dirs": dirs }))

@@ -68,7 +68,7 @@ async function overview() {
   select.value = state.dir;
   const dirs = clear($("dirs").tBodies[0]);
   for (const d of o.dirs) {
-    dirs.append(el("tr", {}, el("td", {}, d.dir), el("td", {}, d.kind === "another project" ? d.about : d.kind), el("td", {}, d.count), el("td", {}, d.team), el("td", {}, when(d.last_change_ms))));
+    dirs.append(el("tr", {}, el("td", {}, d.dir), el("td", {}, d.kind === "another project" ? d.about : d.kind), el("td", {}, d.count), el("td", {}, d.team), el("td", {}, when(d.last_change_ms)), el("td", { class: "small", "data-test": "switches" }, switches(d.status))));
   }
   const status = clear($("status"));
   const s = o.status;
@@ -86,6 +86,16 @@ async function overview() {
   ];
   for (const [k, v] of rows) status.append(el("dt", {}, k), el("dd", {}, v));
   await pending();
+}
+
+/** A project's switches and write policy in one line, each with the rule that decided it. */
+function switches(s) {
+  if (!s) return "";
+  return [
+    `auto memory ${s.auto_memory ? "on" : "off"} (${s.decided_by})`,
+    ...s.memory_writes.map((r) => `${r["memory-type"]} ${r.mode} (${r["decided-by"]})`),
+    `team memory ${s.team_memory ? "on" : "off"}`,
+  ].join(" · ");
 }
 
 async function memories(more = false) {
