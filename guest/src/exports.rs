@@ -44,6 +44,7 @@ mod component {
             "memdir:memory/hook@0.3.0/usage": crate::retrieval::receipts::Usage,
             "memdir:memory/hook@0.3.0/receipts": crate::retrieval::receipts::Receipts,
             "memdir:memory/writer@0.3.0/written": crate::writers::timeline::Written,
+            "memdir:memory/tools@0.3.0/tool-answer": crate::agents::calls::ToolAnswer,
             "memdir:memory/team@0.3.0/log-options": crate::sync::history::LogOptions,
             "memdir:memory/team@0.3.0/commit": crate::sync::history::Commit,
         },
@@ -1160,6 +1161,28 @@ mod component {
             let (switches, _) = instructions::status(&HostFs, &cwd, &env).map_err(wit_error)?;
             Ok(tools::offer(&switches, all))
         }
+
+        fn operation_of(name: String) -> Option<ex::paths::Operation> {
+            use ex::paths::Operation as W;
+            crate::agents::calls::operation_of(&name).map(|o| match o {
+                plan::Operation::Read => W::Read,
+                plan::Operation::Recall => W::Recall,
+                plan::Operation::Write => W::Write,
+                plan::Operation::WriteShared => W::WriteShared,
+                plan::Operation::Hook => W::Hook,
+            })
+        }
+
+        fn call(call: ex::tools::ToolCall) -> Result<crate::agents::calls::ToolAnswer, wit::Error> {
+            let call = crate::agents::calls::ToolCall {
+                name: call.name,
+                args: call.args,
+                target: core_target(call.target),
+                now_ms: call.now_ms,
+                utc_offset_minutes: call.utc_offset_minutes,
+            };
+            crate::agents::calls::call(&HostFs, &call).map_err(wit_error)
+        }
     }
 }
 
@@ -1323,6 +1346,8 @@ mod table {
                 wit(hook::reset(fs, &s(0)?, session.as_deref(), &s(2)?, &env(3)?))
             }
             "tools.catalog" => json!(crate::agents::tools::catalog()),
+            "tools.operation-of" => json!(crate::agents::calls::operation_of(&s(0)?)),
+            "tools.call" => wit(crate::agents::calls::call(fs, &de(func, arg(0))?)),
             "tools.offered" => {
                 let all: bool = de(func, arg(2))?;
                 wit(instructions::status(fs, &s(0)?, &de::<Vec<(String, String)>>(func, arg(1))?)

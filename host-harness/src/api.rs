@@ -370,6 +370,15 @@ pub trait Core {
     ) -> Result<memdir_core::tools::Offer> {
         outcome(self, "tools.offered", args![cwd, env, all])
     }
+    /// What a call of the tool `name` may read and write, for [`Core::open`]; `None` for a tool
+    /// [`Core::tool_call`] does not answer (issue 45).
+    fn tool_operation(&mut self, name: &str) -> Result<Option<memdir_core::plan::Operation>> {
+        plain(self, "tools.operation-of", args![name])
+    }
+    /// A tool call answered whole: the text, the structured content and the error flag.
+    fn tool_call(&mut self, call: &memdir_core::calls::ToolCall) -> Result<memdir_core::calls::ToolAnswer> {
+        outcome(self, "tools.call", args![call])
+    }
 }
 
 /// Calls an export that returns a plain value.

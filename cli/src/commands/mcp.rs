@@ -322,24 +322,6 @@ impl Memory {
         Target { cwd: Some(PathBuf::from(&self.cwd)), memory_dir: None }
     }
 
-    /// The core's target, and a core opened on it with the grant it planned: the memory
-    /// directory, created when missing.
-    fn open_for_writing(
-        &self,
-    ) -> Result<(memdir_harness::contract::target::Target, Box<dyn memdir_harness::Core + '_>), Failure> {
-        let (target, _, core) = self.target().open(&self.ctx)?;
-        Ok((target, core))
-    }
-
-    /// [`Memory::open_for_writing`] for a save or a forget, which may also write the user-wide
-    /// and group memories.
-    fn open_to_share(
-        &self,
-    ) -> Result<(memdir_harness::contract::target::Target, Box<dyn memdir_harness::Core + '_>), Failure> {
-        let (target, _, core) = self.target().open_to_share(&self.ctx)?;
-        Ok((target, core))
-    }
-
     /// The `teamSync` switch in force for the working directory.
     fn team_sync(&self) -> Option<TeamSync> {
         let mut core = self.ctx.core(crate::ops::whole_tree().ok()?).ok()?;
@@ -510,6 +492,15 @@ impl ServerHandler for Server {
                 let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
                 result.structured_content = Some(answer.structured);
                 result
+            }
+            // Arguments the core found do not fit the tool's schema: what to send, as for the
+            // tools the server parses itself.
+            Err(failure) if failure.status == tools::BAD_ARGUMENTS => {
+                let schema = self.callable.iter().find(|t| t.name == request.name).map(|t| &t.input_schema);
+                return Err(McpError::invalid_params(
+                    failure.message,
+                    schema.map(|s| serde_json::json!({ "inputSchema": s })),
+                ));
             }
             // The tool ran and refused (a secret in the body, a missing "Why:"): the model reads
             // the reason and can try again, so this is a tool result, not a protocol error.

@@ -1,8 +1,8 @@
 //! `memdir tools [--all] [--json]`: the tools memdir offers agents in a project (through `memdir
 //! mcp` and the VS Code extension), as the core's catalog writes them, and what their text costs
-//! a model's context.
+//! a model's context; `--call NAME` answers one call as an agent's would be (issue 45).
 
-use crate::context::{Context, Outcome, absolute};
+use crate::context::{Context, Failure, Outcome, absolute};
 use crate::ops::whole_tree;
 use serde::Serialize;
 use std::io::Write;
@@ -21,6 +21,17 @@ pub struct Args {
     /// instructions, and the size of the text a model reads.
     #[arg(long)]
     pub json: bool,
+    /// Answer a call of this tool (index, list, save, forget, the daily log), as an agent's
+    /// call through MCP or an editor is answered: the text, or with --json the whole answer.
+    /// Exit 1 when the tool refuses.
+    #[arg(long, value_name = "NAME")]
+    pub call: Option<String>,
+    /// The call's arguments, a JSON object as the tool's schema names them.
+    #[arg(long, value_name = "JSON", default_value = "{}", requires = "call")]
+    pub args: String,
+    /// The memory directory to use instead of the project's (with --call).
+    #[arg(long, requires = "call")]
+    pub memory_dir: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -35,6 +46,9 @@ struct Json<'a> {
 
 /// Runs the command.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
+    if let Some(name) = &args.call {
+        return call(ctx, name, &args, out);
+    }
     let cwd = absolute(&args.cwd.unwrap_or_else(|| PathBuf::from(".")))?;
     let offer = ctx.core(whole_tree()?)?.tools_offered(&cwd, ctx.env(), args.all)?;
     let text_bytes: usize =
@@ -56,5 +70,24 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         offer.tools.len(),
         if args.all { "" } else { "; --all lists every tool" }
     )?;
+    Ok(())
+}
+
+/// `--call`: one call, answered as an agent's is.
+fn call(ctx: &Context, name: &str, args: &Args, out: &mut dyn Write) -> Outcome {
+    let target = crate::ops::target::Target { cwd: args.cwd.clone(), memory_dir: args.memory_dir.clone() };
+    let (answer, _) = crate::ops::tool::answer(ctx, &target, name, args.args.clone())??;
+    if args.json {
+        let structured: serde_json::Value = serde_json::from_str(&answer.structured).unwrap_or_default();
+        let json =
+            serde_json::json!({ "text": answer.text, "structured": structured, "is_error": answer.is_error });
+        serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::other)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "{}", answer.text.trim_end())?;
+    }
+    if answer.is_error {
+        return Err(Failure { status: 1, message: format!("{name} refused the call") });
+    }
     Ok(())
 }

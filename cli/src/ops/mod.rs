@@ -11,6 +11,7 @@ pub mod recall;
 pub mod session;
 pub mod target;
 pub mod team;
+pub mod tool;
 
 use crate::context::Failure;
 use memdir_harness::ConfinedFs;

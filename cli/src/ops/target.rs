@@ -36,16 +36,30 @@ impl Target {
         self.open_for(ctx, Operation::WriteShared)
     }
 
+    /// The core's target for these arguments, naming who asks.
+    pub fn core_target(&self, ctx: &Context) -> Result<CoreTarget, Failure> {
+        let cwd = absolute(&self.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
+        let memory_dir = self.memory_dir.as_deref().map(absolute).transpose()?;
+        Ok(CoreTarget { cwd, env: ctx.env().to_vec(), memory_dir, by: Some(ctx.by()) })
+    }
+
+    fn planned<'c>(
+        &self,
+        ctx: &'c Context,
+        operation: Operation,
+    ) -> Result<(CoreTarget, memdir_harness::contract::plan::Grant, Box<dyn Core + 'c>), Failure> {
+        let target = self.core_target(ctx)?;
+        let mut core = ctx.core(whole_tree()?)?;
+        let grant = core.open(operation, &target)?;
+        Ok((target, grant, core))
+    }
+
     fn open_for<'c>(
         &self,
         ctx: &'c Context,
         operation: Operation,
     ) -> Result<(CoreTarget, String, Box<dyn Core + 'c>), Failure> {
-        let cwd = absolute(&self.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
-        let memory_dir = self.memory_dir.as_deref().map(absolute).transpose()?;
-        let target = CoreTarget { cwd, env: ctx.env().to_vec(), memory_dir, by: Some(ctx.by()) };
-        let mut core = ctx.core(whole_tree()?)?;
-        let grant = core.open(operation, &target)?;
+        let (target, grant, core) = self.planned(ctx, operation)?;
         // A writer's plan names the directory it works in first.
         let dir = grant
             .write

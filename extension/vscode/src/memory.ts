@@ -47,7 +47,7 @@ const utcOffset = () => -new Date().getTimezoneOffset();
 /** Who the timeline says asked for a write made through the editor's own commands and views. */
 const PERSON = "person:editor";
 /** ... and through the tools the editor's agent calls. */
-export const AGENT = "agent:vscode";
+const AGENT = "agent:vscode";
 
 /** A memory as the view and the tools show it. */
 export interface Memory {
@@ -135,9 +135,9 @@ export class Workspace {
    * (issue 45): everything to read, the memory directory to write; `shared` (a save or a
    * forget) also the user-wide and group memories the user turned on (issue 28).
    */
-  private writable(shared = false, by: string = PERSON): { target: Target; dir: string; grant: ConfinedFs } {
+  private writable(shared = false): { target: Target; dir: string; grant: ConfinedFs } {
     assertTrusted();
-    const target = this.target(by);
+    const target = this.target();
     const grant = this.core.open(shared ? "write-shared" : "write", target);
     return { target, dir: this.location().memoryDir, grant };
   }
@@ -210,8 +210,8 @@ export class Workspace {
     file?: string;
     replaces?: string;
     scope?: "private" | "team" | "user" | "group";
-  }, by: string = PERSON): SaveReport {
-    const { target, grant } = this.writable(true, by);
+  }): SaveReport {
+    const { target, grant } = this.writable(true);
     const report = this.core.save(grant, {
       target,
       memoryType: request.type,
@@ -293,8 +293,25 @@ export class Workspace {
     return this.core.paused(readEverything(), this.target(), BigInt(Date.now()));
   }
 
-  forget(relative: string, by: string = PERSON) {
-    const { target, grant } = this.writable(true, by);
+  /**
+   * A tool the core answers whole (issue 45: index, list, save, forget, the daily log): the
+   * core plans what it may touch and words the answer, as for every host's tools. A refusal
+   * throws with the core's words, which the model reads.
+   */
+  callTool(name: string, args: object, by: string = AGENT): string {
+    const operation = this.core.toolOperation(name);
+    if (!operation) throw new Error(`${name} is not a tool the core answers`);
+    if (operation !== "read") assertTrusted();
+    const target = this.target(by);
+    const grant = this.core.open(operation, target);
+    const answer = this.core.callTool(grant, name, args, target, BigInt(Date.now()), utcOffset());
+    if (operation !== "read" && !answer.isError) this.onWrite();
+    if (answer.isError) throw new Error(answer.text);
+    return answer.text;
+  }
+
+  forget(relative: string) {
+    const { target, grant } = this.writable(true);
     const report = this.core.forget(grant, target, relative, BigInt(Date.now()));
     this.onWrite();
     return report;

@@ -5,7 +5,7 @@
 
 import * as vscode from "vscode";
 import { answerer } from "./model";
-import { AGENT, type MemoryType, type Workspace } from "./memory";
+import type { MemoryType, Workspace } from "./memory";
 
 /** Agents' recalls share one session; a quiet quarter of an hour means a new task. */
 const SESSION_IDLE_MS = 15 * 60 * 1000;
@@ -44,9 +44,8 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
           };
         },
         async invoke(options) {
-          const report = workspace.save(options.input, AGENT);
           // The core's words, as every host shows them.
-          return text(report.summary);
+          return text(workspace.callTool("memory_save", options.input));
         },
       },
     ),
@@ -58,15 +57,12 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
         };
       },
       async invoke(options) {
-        const report = workspace.forget(options.input.path, AGENT);
-        return text(`forgot ${report.path} (${report.indexLinesRemoved} MEMORY.md line(s) removed)`);
+        return text(workspace.callTool("memory_forget", options.input));
       },
     }),
     vscode.lm.registerTool<Record<string, never>>("memory_index", {
       async invoke() {
-        const index = workspace.index();
-        if (!index.text) return text("No memories yet: MEMORY.md is empty or missing.");
-        return text(index.text); // the warning, when it was cut, is part of the text
+        return text(workspace.callTool("memory_index", {}));
       },
     }),
   ];

@@ -1,5 +1,6 @@
 //! What agents meet: the hook events and the tool catalog.
 
+pub mod calls;
 pub mod hook;
 pub mod learning;
 pub mod tools;

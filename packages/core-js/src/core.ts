@@ -64,6 +64,8 @@ export type Proposal = ReturnType<Root["writer"]["pending"]>[number];
 export type Written = ReturnType<Root["writer"]["timeline"]>[number];
 export type Env = Array<[string, string]>;
 export type Tool = ReturnType<Root["tools"]["catalog"]>[number];
+/** A tool's answer as the core words it (issue 45): the text, the structured content as JSON, and the error flag. */
+export type ToolAnswer = ReturnType<Root["tools"]["call"]>;
 export type Verdict = ReturnType<Root["hook"]["judgeTurn"]>;
 export type LearnedEvent = Parameters<Root["hook"]["learned"]>[0];
 export type Learning = ReturnType<Root["hook"]["learningSummary"]>;
@@ -343,6 +345,20 @@ export class MemoryCore {
   /** The tools every host that offers tools shows a model: one name, description and argument schema for every client. */
   toolCatalog(): Tool[] {
     return this.call("tools.catalog", undefined, (r) => r.tools.catalog());
+  }
+
+  /** What a call of the tool `name` may read and write (plan it with `open`); undefined for a tool `callTool` does not answer (recall, check, team sync, the dream, extraction). */
+  toolOperation(name: string): Operation | undefined {
+    return this.call("tools.operation-of", undefined, (r) => r.tools.operationOf(name));
+  }
+
+  /**
+   * A tool call answered whole (issue 45): `args` as the tool's input schema names them; the
+   * answer as the core words it, a refusal with `isError`. Arguments that do not fit throw.
+   * Grant it `open(toolOperation(name), target)`.
+   */
+  callTool(grant: ConfinedFs, name: string, args: object, target: Target, nowMs: bigint, utcOffsetMinutes: number): ToolAnswer {
+    return this.call("tools.call", grant, (r) => r.tools.call({ name, args: JSON.stringify(args), target, nowMs, utcOffsetMinutes }));
   }
 
   /**

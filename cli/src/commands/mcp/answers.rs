@@ -19,18 +19,6 @@ impl Answer {
     }
 }
 
-/// `memory_index`.
-#[derive(Debug, Serialize)]
-pub struct IndexAnswer {
-    /// False when nothing has been saved yet (no MEMORY.md).
-    pub exists: bool,
-    /// MEMORY.md exactly as it is loaded into a prompt (cut at its limits).
-    pub index: String,
-    /// Why it was cut, when it was.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub warning: Option<String>,
-}
-
 /// `memory_recall`.
 #[derive(Debug, Serialize)]
 pub struct RecallAnswer {
@@ -57,89 +45,6 @@ pub struct Recalled {
     pub truncated: bool,
     /// The memory as a prompt carries it.
     pub text: String,
-}
-
-/// `memory_save`.
-#[derive(Debug, Serialize)]
-pub struct SaveAnswer {
-    /// The file written, relative to the memory directory (absolute for a user-wide or group
-    /// memory).
-    pub path: String,
-    /// True for a new memory, false when an existing one was updated.
-    pub created: bool,
-    /// Its line in MEMORY.md.
-    pub index_line: String,
-    /// Relative dates written as absolute ones, e.g. "next Friday" → 2026-12-04.
-    pub dates_converted: Vec<DateConversion>,
-    /// The name the memory had before this save renamed it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub renamed_from: Option<String>,
-    /// Memories whose [[links]] now name the new name.
-    pub links_rewritten: Vec<String>,
-    /// The memory this one superseded and removed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replaced: Option<String>,
-}
-
-/// A relative date written as an absolute one.
-#[derive(Debug, Serialize)]
-pub struct DateConversion {
-    pub from: String,
-    pub to: String,
-}
-
-/// `memory_forget`.
-#[derive(Debug, Serialize)]
-pub struct ForgetAnswer {
-    /// The file removed, relative to the memory directory (absolute for a user-wide or group
-    /// memory).
-    pub path: String,
-    /// MEMORY.md lines removed with it.
-    pub index_lines_removed: usize,
-}
-
-/// `memory_list`.
-#[derive(Debug, Serialize)]
-pub struct ListAnswer {
-    /// Every memory, newest first.
-    pub memories: Vec<Listed>,
-}
-
-/// One memory as `memory_list` shows it.
-#[derive(Debug, Serialize)]
-pub struct Listed {
-    /// The file, relative to the memory directory (`team/…` for team memory).
-    pub path: String,
-    /// user, feedback, project or reference; absent when the frontmatter names none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub r#type: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// `today`, `yesterday` or `N days ago`.
-    pub age: String,
-    /// Older than its type keeps: check it before relying on it.
-    pub stale: bool,
-    /// The memories its [[links]] name (`path` absent: not written yet).
-    pub links: Vec<Link>,
-    /// The memories that link to it.
-    pub linked_from: Vec<String>,
-}
-
-/// A [[link]].
-#[derive(Debug, Serialize)]
-pub struct Link {
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-}
-
-/// `memory_log`.
-#[derive(Debug, Serialize)]
-pub struct LogAnswer {
-    /// Today's log file, relative to the memory directory.
-    pub path: String,
 }
 
 /// `memory_instructions`.

@@ -7,12 +7,12 @@ use super::client::Progress;
 use crate::context::{Failure, read_root};
 use crate::ops::recall::{Query, recall};
 use crate::ops::whole_tree;
+use memdir_harness::contract::Fs;
+use memdir_harness::contract::plan::Operation as Grant;
 use memdir_harness::contract::prompt::Options;
 use memdir_harness::contract::scan::INDEX_FILE;
 use memdir_harness::contract::switches::TeamSync;
 use memdir_harness::contract::team::{Action, Which};
-use memdir_harness::contract::writer::{self, Save, Scope};
-use memdir_harness::contract::{Fs, MemoryType};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{JsonObject, Resource, Tool, ToolAnnotations};
 use serde::Deserialize;
@@ -24,12 +24,11 @@ pub const PROMPT_NAME: &str = "memory";
 pub const PROMPT_DESCRIPTION: &str = "The memory part of the system prompt for this project: \
 how to use and save memories, then MEMORY.md as loaded.";
 
-const INDEX: &str = "memory_index";
+/// The status of a [`Failure`] whose call's arguments did not fit the tool's schema: the server
+/// answers it as a protocol error.
+pub const BAD_ARGUMENTS: i32 = 64;
+
 const RECALL: &str = "memory_recall";
-const SAVE: &str = "memory_save";
-const FORGET: &str = "memory_forget";
-const LIST: &str = "memory_list";
-const LOG: &str = "memory_log";
 const INSTRUCTIONS_TOOL: &str = "memory_instructions";
 const CHECK: &str = "memory_check";
 const TEAM_SYNC: &str = "memory_team_sync";
@@ -53,38 +52,6 @@ pub struct RecallArgs {
     pub recent_tools: Vec<String>,
     #[serde(default)]
     pub already_read: Vec<String>,
-}
-
-/// `memory_save`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SaveArgs {
-    /// The core's own type: the schema the model saw is the core's catalog, so no mirror here.
-    #[serde(rename = "type")]
-    pub memory_type: MemoryType,
-    pub name: String,
-    pub description: String,
-    pub body: String,
-    #[serde(default)]
-    pub file: Option<String>,
-    #[serde(default)]
-    pub replaces: Option<String>,
-    #[serde(default)]
-    pub scope: Option<Scope>,
-}
-
-/// `memory_forget`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ForgetArgs {
-    pub path: String,
-}
-
-/// `memory_log`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LogArgs {
-    pub text: String,
 }
 
 /// `memory_instructions`.
@@ -158,12 +125,14 @@ pub fn list(catalog: &[memdir_harness::contract::tools::Tool]) -> Vec<Tool> {
 
 /// A tool call whose arguments have been checked.
 pub enum Call {
-    Index,
+    /// A tool the core answers whole (index, list, save, forget, the daily log), with its
+    /// arguments as sent and its schema, for a refusal that says what to send.
+    Answered {
+        name: String,
+        args: JsonObject,
+        schema: JsonObject,
+    },
     Recall(RecallArgs),
-    Save(SaveArgs),
-    Forget(ForgetArgs),
-    List,
-    Log(LogArgs),
     Instructions(InstructionsArgs),
     Check,
     TeamSync(TeamSyncArgs),
@@ -204,18 +173,14 @@ impl Call {
         };
         let schema = &tools.iter().find(|t| t.name == name).ok_or_else(unknown)?.input_schema;
         Ok(match name {
-            INDEX => parse::<NoArgs>(name, args, schema).map(|_| Call::Index)?,
             RECALL => Call::Recall(parse(name, args, schema)?),
-            SAVE => Call::Save(parse(name, args, schema)?),
-            FORGET => Call::Forget(parse(name, args, schema)?),
-            LIST => parse::<NoArgs>(name, args, schema).map(|_| Call::List)?,
-            LOG => Call::Log(parse(name, args, schema)?),
             INSTRUCTIONS_TOOL => Call::Instructions(parse(name, args, schema)?),
             CHECK => parse::<NoArgs>(name, args, schema).map(|_| Call::Check)?,
             TEAM_SYNC => Call::TeamSync(parse(name, args, schema)?),
             DREAM => parse::<NoArgs>(name, args, schema).map(|_| Call::Dream)?,
             EXTRACT => Call::Extract(parse(name, args, schema)?),
-            _ => return Err(unknown()),
+            // The core answers the others whole, arguments and all (issue 45).
+            _ => Call::Answered { name: name.to_string(), args, schema: (**schema).clone() },
         })
     }
 
@@ -223,25 +188,8 @@ impl Call {
     /// Long calls (check, sync, dream) report `progress`.
     pub fn run(self, memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
         match self {
-            Call::Index => index(memory),
+            Call::Answered { name, args, schema } => answered(memory, &name, args, &schema),
             Call::Recall(args) => recall_tool(memory, args),
-            Call::Save(args) => save(memory, args).inspect(|_| memory.wrote()),
-            Call::Forget(args) => {
-                let report = {
-                    let (target, mut core) = memory.open_to_share()?;
-                    core.forget(&target, &args.path, memory.ctx.now_ms())?
-                };
-                memory.wrote();
-                let text = format!(
-                    "forgot {} ({} MEMORY.md line(s) removed)",
-                    report.path, report.index_lines_removed
-                );
-                let facts =
-                    ForgetAnswer { path: report.path, index_lines_removed: report.index_lines_removed };
-                Ok(Answer::new(text, &facts))
-            }
-            Call::List => list_memories(memory),
-            Call::Log(args) => log(memory, args).inspect(|_| memory.wrote()),
             Call::TeamSync(args) => {
                 progress.report(0, None, "syncing team memory through git");
                 team_sync(memory, args)
@@ -312,25 +260,29 @@ fn kind(prop: &serde_json::Value) -> String {
     prop.get("type").and_then(|t| t.as_str()).unwrap_or("value").to_string()
 }
 
-fn index(memory: &Memory) -> Result<Answer, Failure> {
-    let dir = memory.memory_dir()?;
-    if !std::path::Path::new(&dir).is_dir() {
-        let facts = IndexAnswer { exists: false, index: String::new(), warning: None };
-        return Ok(Answer::new("No memories yet: MEMORY.md does not exist.".into(), &facts));
+/// A call of a tool the core answers whole: one core instance, granted what the core plans for
+/// the tool, asked once. Arguments that do not fit are a protocol error saying what to send; a
+/// refusal is the tool's error result.
+fn answered(
+    memory: &mut Memory,
+    name: &str,
+    args: JsonObject,
+    schema: &JsonObject,
+) -> Result<Answer, Failure> {
+    let args = serde_json::Value::Object(args).to_string();
+    let (answer, operation) =
+        crate::ops::tool::answer(&memory.ctx, &memory.target(), name, args)?.map_err(|e| Failure {
+            status: BAD_ARGUMENTS,
+            message: format!("{}. Send {}", e.message, describe(schema)),
+        })?;
+    if answer.is_error {
+        return Err(Failure::input(answer.text));
     }
-    let loaded = memory
-        .ctx
-        .core(read_root(dir.as_ref())?)?
-        .load_index(&memdir_harness::contract::fs::join(&dir, INDEX_FILE))?;
-    let mut text = if loaded.text.is_empty() {
-        "MEMORY.md is empty: nothing saved yet.".to_string()
-    } else {
-        loaded.text.clone()
-    };
-    if let Some(warning) = &loaded.warning {
-        text = format!("{text}\n\n{warning}");
+    if operation != Grant::Read {
+        memory.wrote();
     }
-    Ok(Answer::new(text, &IndexAnswer { exists: true, index: loaded.text, warning: loaded.warning }))
+    let structured = serde_json::from_str(&answer.structured).unwrap_or_default();
+    Ok(Answer { text: answer.text, structured })
 }
 
 fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<Answer, Failure> {
@@ -378,42 +330,6 @@ fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<Answer, Failure>
     Ok(Answer::new(parts.join("\n\n"), &facts))
 }
 
-fn save(memory: &Memory, args: SaveArgs) -> Result<Answer, Failure> {
-    let (target, mut core) = memory.open_to_share()?;
-    let ctx = &memory.ctx;
-    let request = Save {
-        target: &target,
-        memory: writer::Memory {
-            memory_type: args.memory_type,
-            name: &args.name,
-            description: &args.description,
-            file: args.file.as_deref(),
-            replaces: args.replaces.as_deref(),
-            body: &args.body,
-            now_ms: ctx.now_ms(),
-            utc_offset_minutes: ctx.utc_offset(None),
-            scope: args.scope,
-        },
-    };
-    let report = core.save(&request)?;
-    // The core's words, as every host shows them.
-    let text = report.summary.clone();
-    let facts = SaveAnswer {
-        dates_converted: report
-            .conversions
-            .into_iter()
-            .map(|c| DateConversion { from: c.from, to: c.to })
-            .collect(),
-        path: report.path,
-        created: report.created,
-        index_line: report.index_line,
-        renamed_from: report.renamed_from,
-        links_rewritten: report.links_rewritten,
-        replaced: report.replaced,
-    };
-    Ok(Answer::new(text, &facts))
-}
-
 fn team_sync(memory: &Memory, args: TeamSyncArgs) -> Result<Answer, Failure> {
     if memory.team_sync() == Some(TeamSync::Off) {
         return Err(Failure::input(
@@ -431,76 +347,6 @@ fn team_sync(memory: &Memory, args: TeamSyncArgs) -> Result<Answer, Failure> {
         pushed: report.pushed,
     };
     Ok(Answer::new(text, &facts))
-}
-
-fn list_memories(memory: &Memory) -> Result<Answer, Failure> {
-    let nothing = || Answer::new("No memories yet.".into(), &ListAnswer { memories: Vec::new() });
-    let dir = memory.memory_dir()?;
-    if !std::path::Path::new(&dir).is_dir() {
-        return Ok(nothing());
-    }
-    let mut core = memory.ctx.core(read_root(dir.as_ref())?)?;
-    let report = core.scan(&dir, memory.ctx.now_ms())?;
-    if report.headers.is_empty() {
-        return Ok(nothing());
-    }
-    // The manifest, each stale memory marked with what the core found (R1.6, R7.6), and the
-    // links between memories under it (R1.7).
-    let manifest = core.manifest(&report.headers)?;
-    let mut text = String::new();
-    for (line, h) in manifest.lines().zip(&report.headers) {
-        text.push_str(line);
-        if h.freshness.stale {
-            text.push_str(&format!(
-                " [may be stale: saved {}; check it before relying on it]",
-                h.freshness.text
-            ));
-        }
-        text.push('\n');
-        if !h.links.is_empty() {
-            let links: Vec<String> = h
-                .links
-                .iter()
-                .map(|l| match &l.path {
-                    Some(path) => format!("[[{}]] → {path}", l.name),
-                    None => format!("[[{}]] (not written yet)", l.name),
-                })
-                .collect();
-            text.push_str(&format!("  links: {}\n", links.join(", ")));
-        }
-        if !h.backlinks.is_empty() {
-            text.push_str(&format!("  linked from: {}\n", h.backlinks.join(", ")));
-        }
-    }
-    let memories = report
-        .headers
-        .into_iter()
-        .map(|h| Listed {
-            path: h.path,
-            r#type: h.memory_type.map(|t| t.as_str().to_string()),
-            name: h.name,
-            description: h.description,
-            age: h.freshness.text,
-            stale: h.freshness.stale,
-            links: h.links.into_iter().map(|l| Link { name: l.name, path: l.path }).collect(),
-            linked_from: h.backlinks,
-        })
-        .collect();
-    Ok(Answer::new(text, &ListAnswer { memories }))
-}
-
-fn log(memory: &Memory, args: LogArgs) -> Result<Answer, Failure> {
-    let ctx = &memory.ctx;
-    let (switches, _) = ctx.core(whole_tree()?)?.status(&memory.cwd, ctx.env())?;
-    if !switches.daily_log {
-        return Err(Failure::input(
-            "daily-log mode is off for this project (MEMDIR_DAILY_LOG or dailyLogEnabled turns it on): \
-             save the memory with memory_save instead",
-        ));
-    }
-    let (target, mut core) = memory.open_for_writing()?;
-    let path = core.log_append(&target, &args.text, ctx.now_ms(), ctx.utc_offset(None))?;
-    Ok(Answer::new(format!("logged to {path}"), &LogAnswer { path }))
 }
 
 fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<Answer, Failure> {

@@ -1,0 +1,249 @@
+//! A tool call as one operation (issue 45): the tool's name, its arguments as the catalog's
+//! schema names them and whose memory in; the text a model reads, the same facts as
+//! structured content (the catalog's `output-schema`) and the error flag out. Every host that
+//! offers the tools (the MCP server, an editor's tools) hands the call over and shows the
+//! answer; none parses arguments or words an answer.
+//!
+//! The tools answered here need neither a model nor git. The others (recall, check, team sync,
+//! the dream, extraction) run through their own step machines, and [`operation_of`] says
+//! `None` for them.
+
+use crate::base::error::{Error, Result};
+use crate::base::fs::{Fs, join};
+use crate::context::plan::Operation;
+use crate::context::scope::Scope;
+use crate::context::target::Target;
+use crate::format::memory_type::MemoryType;
+use crate::format::scan::INDEX_FILE;
+use crate::writers::writer;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// One call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ToolCall {
+    /// The tool's name in the catalog.
+    pub name: String,
+    /// Its arguments: a JSON object, as the tool's input schema names them.
+    pub args: String,
+    /// Whose memory.
+    pub target: Target,
+    /// "Now", ms since the epoch.
+    pub now_ms: i64,
+    /// The user's UTC offset, for the dates a save writes.
+    pub utc_offset_minutes: i32,
+}
+
+/// A tool's answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ToolAnswer {
+    /// What the model reads.
+    pub text: String,
+    /// The same facts as a JSON object, as the tool's output schema says; `{}` for a refusal.
+    pub structured: String,
+    /// The tool refused (a secret in the body, a missing **Why:**, a write policy): the text
+    /// says why, so the model can try again.
+    pub is_error: bool,
+}
+
+/// What a call of `name` may read and write, for `paths.plan`; `None` for a tool this module
+/// does not answer.
+pub fn operation_of(name: &str) -> Option<Operation> {
+    match name {
+        "memory_index" | "memory_list" => Some(Operation::Read),
+        "memory_save" | "memory_forget" => Some(Operation::WriteShared),
+        "memory_log" => Some(Operation::Write),
+        _ => None,
+    }
+}
+
+/// Answers `call`. An unknown tool, one that needs a model or git, or arguments that do not
+/// fit the tool's schema are an error; a tool that refuses is an answer with `is_error`.
+pub fn call(fs: &dyn Fs, call: &ToolCall) -> Result<ToolAnswer> {
+    // Arguments that do not fit are the caller's error; what the tool then refuses is its answer.
+    let answered = match call.name.as_str() {
+        "memory_index" => args::<NoArgs>(call).map(|_| index(fs, call))?,
+        "memory_list" => args::<NoArgs>(call).map(|_| list(fs, call))?,
+        "memory_save" => args::<SaveArgs>(call).map(|a| save(fs, call, a))?,
+        "memory_forget" => args::<ForgetArgs>(call).map(|a| forget(fs, call, &a.path))?,
+        "memory_log" => args::<LogArgs>(call).map(|a| log(fs, call, &a.text))?,
+        name => {
+            return Err(Error::InvalidInput(format!(
+                "{name:?} is not a tool answered in one call (it needs a model or git, or it does not exist)"
+            )));
+        }
+    };
+    Ok(answered.unwrap_or_else(|e| ToolAnswer {
+        text: e.to_string(),
+        structured: "{}".into(),
+        is_error: true,
+    }))
+}
+
+fn args<T: DeserializeOwned>(call: &ToolCall) -> Result<T> {
+    let text = if call.args.trim().is_empty() { "{}" } else { &call.args };
+    serde_json::from_str(text)
+        .map_err(|e| Error::InvalidInput(format!("invalid arguments for {}: {e}", call.name)))
+}
+
+fn answer(text: String, facts: Value) -> Result<ToolAnswer> {
+    Ok(ToolAnswer { text, structured: facts.to_string(), is_error: false })
+}
+
+// The arguments, as the catalog's schemas (`tools.json`) name them; a field the schema does not
+// name is refused.
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SaveArgs {
+    #[serde(rename = "type")]
+    memory_type: MemoryType,
+    name: String,
+    description: String,
+    body: String,
+    #[serde(default)]
+    file: Option<String>,
+    #[serde(default)]
+    replaces: Option<String>,
+    #[serde(default)]
+    scope: Option<Scope>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ForgetArgs {
+    path: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogArgs {
+    text: String,
+}
+
+fn index(fs: &dyn Fs, call: &ToolCall) -> Result<ToolAnswer> {
+    let dir = call.target.resolve(fs)?.memory_dir;
+    if fs.stat(&dir).is_err() {
+        let facts = json!({ "exists": false, "index": "" });
+        return answer("No memories yet: MEMORY.md does not exist.".into(), facts);
+    }
+    let loaded = crate::format::index::load(fs, &join(&dir, INDEX_FILE))?;
+    let mut text = if loaded.text.is_empty() {
+        "MEMORY.md is empty: nothing saved yet.".to_string()
+    } else {
+        loaded.text.clone()
+    };
+    if let Some(warning) = &loaded.warning {
+        text = format!("{text}\n\n{warning}");
+    }
+    let mut facts = json!({ "exists": true, "index": loaded.text });
+    if let Some(warning) = loaded.warning {
+        facts["warning"] = json!(warning);
+    }
+    answer(text, facts)
+}
+
+fn list(fs: &dyn Fs, call: &ToolCall) -> Result<ToolAnswer> {
+    let nothing = || answer("No memories yet.".into(), json!({ "memories": [] }));
+    let dir = call.target.resolve(fs)?.memory_dir;
+    if fs.stat(&dir).is_err() {
+        return nothing();
+    }
+    let report = crate::format::scan::scan(fs, &dir, call.now_ms)?;
+    if report.headers.is_empty() {
+        return nothing();
+    }
+    // The manifest, each stale memory marked with what the core found (R1.6, R7.6), and the
+    // links between memories under it (R1.7).
+    let manifest = crate::format::manifest::format(&report.headers);
+    let mut text = String::new();
+    for (line, h) in manifest.lines().zip(&report.headers) {
+        text.push_str(line);
+        if h.freshness.stale {
+            text.push_str(&format!(
+                " [may be stale: saved {}; check it before relying on it]",
+                h.freshness.text
+            ));
+        }
+        text.push('\n');
+        if !h.links.is_empty() {
+            let links: Vec<String> = h
+                .links
+                .iter()
+                .map(|l| match &l.path {
+                    Some(path) => format!("[[{}]] → {path}", l.name),
+                    None => format!("[[{}]] (not written yet)", l.name),
+                })
+                .collect();
+            text.push_str(&format!("  links: {}\n", links.join(", ")));
+        }
+        if !h.backlinks.is_empty() {
+            text.push_str(&format!("  linked from: {}\n", h.backlinks.join(", ")));
+        }
+    }
+    let memories: Vec<Value> = report
+        .headers
+        .into_iter()
+        .map(|h| {
+            json!({
+                "path": h.path, "type": h.memory_type.map(|t| t.as_str()), "name": h.name,
+                "description": h.description, "age": h.freshness.text, "stale": h.freshness.stale,
+                "links": h.links, "linked_from": h.backlinks,
+            })
+        })
+        .collect();
+    answer(text, json!({ "memories": memories }))
+}
+
+fn save(fs: &dyn Fs, call: &ToolCall, a: SaveArgs) -> Result<ToolAnswer> {
+    let memory = writer::Memory {
+        memory_type: a.memory_type,
+        name: &a.name,
+        description: &a.description,
+        file: a.file.as_deref(),
+        replaces: a.replaces.as_deref(),
+        body: &a.body,
+        now_ms: call.now_ms,
+        utc_offset_minutes: call.utc_offset_minutes,
+        scope: a.scope,
+    };
+    let report = writer::save(fs, &writer::Save { target: &call.target, memory })?;
+    let mut facts = json!({
+        "path": report.path, "created": report.created, "index_line": report.index_line,
+        "dates_converted": report.conversions.iter().map(|c| json!({ "from": c.from, "to": c.to })).collect::<Vec<_>>(),
+        "links_rewritten": report.links_rewritten,
+    });
+    if let Some(old) = &report.renamed_from {
+        facts["renamed_from"] = json!(old);
+    }
+    if let Some(replaced) = &report.replaced {
+        facts["replaced"] = json!(replaced);
+    }
+    answer(report.summary, facts)
+}
+
+fn forget(fs: &dyn Fs, call: &ToolCall, path: &str) -> Result<ToolAnswer> {
+    let report = writer::forget(fs, &call.target, path, call.now_ms)?;
+    let text = format!("forgot {} ({} MEMORY.md line(s) removed)", report.path, report.index_lines_removed);
+    answer(text, json!({ "path": report.path, "index_lines_removed": report.index_lines_removed }))
+}
+
+fn log(fs: &dyn Fs, call: &ToolCall, text: &str) -> Result<ToolAnswer> {
+    if !call.target.resolve(fs)?.switches.daily_log {
+        return Err(Error::InvalidInput(
+            "daily-log mode is off for this project (MEMDIR_DAILY_LOG or dailyLogEnabled turns it on): \
+             save the memory with memory_save instead"
+                .into(),
+        ));
+    }
+    let path =
+        crate::writers::dailylog::append_to(fs, &call.target, text, call.now_ms, call.utc_offset_minutes)?;
+    answer(format!("logged to {path}"), json!({ "path": path }))
+}
