@@ -352,8 +352,10 @@ impl<'c> Workbench<'c> {
     fn timeline(&self, dir: &str, path: Option<&str>) -> Result<Value, Failure> {
         let written = self.ctx.core(whole_tree()?)?.timeline(&self.target(dir), path, TIMELINE)?;
         let read = |rel: &str| std::fs::read_to_string(Path::new(dir).join(rel)).unwrap_or_default();
-        // A version kept in the trash: team memory keeps its own.
+        // A version kept in the trash: team memory keeps its own. An id is a file name there;
+        // a log line naming anything else (edited by hand) shows no diff.
         let kept = |path: &str, id: &str| match path.strip_prefix("team/") {
+            _ if id.contains('/') || id.contains('\\') || id.starts_with('.') => String::new(),
             Some(_) => read(&format!("team/.trash/{id}")),
             None => read(&format!(".trash/{id}")),
         };
