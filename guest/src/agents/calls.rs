@@ -53,7 +53,7 @@ pub struct ToolAnswer {
 /// does not answer.
 pub fn operation_of(name: &str) -> Option<Operation> {
     match name {
-        "memory_index" | "memory_list" => Some(Operation::Read),
+        "memory_index" | "memory_list" | "memory_instructions" => Some(Operation::Read),
         "memory_save" | "memory_forget" => Some(Operation::WriteShared),
         "memory_log" => Some(Operation::Write),
         _ => None,
@@ -70,6 +70,9 @@ pub fn call(fs: &dyn Fs, call: &ToolCall) -> Result<ToolAnswer> {
         "memory_save" => args::<SaveArgs>(call).map(|a| save(fs, call, a))?,
         "memory_forget" => args::<ForgetArgs>(call).map(|a| forget(fs, call, &a.path))?,
         "memory_log" => args::<LogArgs>(call).map(|a| log(fs, call, &a.text))?,
+        "memory_instructions" => {
+            args::<InstructionsArgs>(call).map(|a| instructions(fs, call, &a.touching))?
+        }
         name => {
             return Err(Error::InvalidInput(format!(
                 "{name:?} is not a tool answered in one call (it needs a model or git, or it does not exist)"
@@ -126,6 +129,13 @@ struct ForgetArgs {
 #[serde(deny_unknown_fields)]
 struct LogArgs {
     text: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InstructionsArgs {
+    #[serde(default)]
+    touching: Vec<String>,
 }
 
 fn index(fs: &dyn Fs, call: &ToolCall) -> Result<ToolAnswer> {
@@ -246,4 +256,37 @@ fn log(fs: &dyn Fs, call: &ToolCall, text: &str) -> Result<ToolAnswer> {
     let path =
         crate::writers::dailylog::append_to(fs, &call.target, text, call.now_ms, call.utc_offset_minutes)?;
     answer(format!("logged to {path}"), json!({ "path": path }))
+}
+
+/// The instruction files that apply to the working directory (and to the files the work
+/// touches, relative to it), as the model reads them. Approving imports from outside the
+/// project is the person's act, never an argument a model sets (issue 44): there is none.
+fn instructions(fs: &dyn Fs, call: &ToolCall, touching: &[String]) -> Result<ToolAnswer> {
+    let cwd = call.target.cwd.as_str();
+    let touching: Vec<String> = touching
+        .iter()
+        .map(|t| if crate::base::fs::is_absolute(t) { t.clone() } else { join(cwd, t) })
+        .collect();
+    let request = crate::context::instructions::Request {
+        cwd,
+        env: &call.target.env,
+        touching: &touching,
+        add_dirs: &[],
+    };
+    let loaded = crate::context::instructions::load(fs, &request)?;
+    if loaded.files.is_empty() {
+        return answer("No instruction files apply here.".into(), json!({ "files": [] }));
+    }
+    let not_loaded: String = loaded
+        .files
+        .iter()
+        .flat_map(|f| f.diagnostics.iter().map(move |d| format!("note: {}: {d}\n", f.path)))
+        .collect();
+    let files: String = loaded.files.iter().map(crate::context::prompt::render_file).collect();
+    let facts: Vec<Value> = loaded
+        .files
+        .into_iter()
+        .map(|f| json!({ "path": f.path, "content": f.content, "truncated": f.truncated, "notes": f.diagnostics }))
+        .collect();
+    answer(format!("{files}{not_loaded}"), json!({ "files": facts }))
 }

@@ -47,26 +47,6 @@ pub struct Recalled {
     pub text: String,
 }
 
-/// `memory_instructions`.
-#[derive(Debug, Serialize)]
-pub struct InstructionsAnswer {
-    /// The instruction files in load order.
-    pub files: Vec<InstructionFile>,
-}
-
-/// One instruction file.
-#[derive(Debug, Serialize)]
-pub struct InstructionFile {
-    /// Absolute path.
-    pub path: String,
-    /// The text a prompt carries (capped; a rule's frontmatter removed).
-    pub content: String,
-    /// Longer than the cap and cut.
-    pub truncated: bool,
-    /// Why parts of it were not loaded (an unapproved import, a cycle).
-    pub notes: Vec<String>,
-}
-
 /// `memory_check`.
 #[derive(Debug, Serialize)]
 pub struct CheckAnswer {

@@ -29,7 +29,6 @@ how to use and save memories, then MEMORY.md as loaded.";
 pub const BAD_ARGUMENTS: i32 = 64;
 
 const RECALL: &str = "memory_recall";
-const INSTRUCTIONS_TOOL: &str = "memory_instructions";
 const CHECK: &str = "memory_check";
 const TEAM_SYNC: &str = "memory_team_sync";
 const DREAM: &str = "memory_dream";
@@ -52,14 +51,6 @@ pub struct RecallArgs {
     pub recent_tools: Vec<String>,
     #[serde(default)]
     pub already_read: Vec<String>,
-}
-
-/// `memory_instructions`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct InstructionsArgs {
-    #[serde(default)]
-    pub touching: Vec<String>,
 }
 
 /// `memory_extract`.
@@ -125,7 +116,7 @@ pub fn list(catalog: &[memdir_harness::contract::tools::Tool]) -> Vec<Tool> {
 
 /// A tool call whose arguments have been checked.
 pub enum Call {
-    /// A tool the core answers whole (index, list, save, forget, the daily log), with its
+    /// A tool the core answers whole (index, list, save, forget, the daily log, instructions), with its
     /// arguments as sent and its schema, for a refusal that says what to send.
     Answered {
         name: String,
@@ -133,7 +124,6 @@ pub enum Call {
         schema: JsonObject,
     },
     Recall(RecallArgs),
-    Instructions(InstructionsArgs),
     Check,
     TeamSync(TeamSyncArgs),
     Dream,
@@ -174,7 +164,6 @@ impl Call {
         let schema = &tools.iter().find(|t| t.name == name).ok_or_else(unknown)?.input_schema;
         Ok(match name {
             RECALL => Call::Recall(parse(name, args, schema)?),
-            INSTRUCTIONS_TOOL => Call::Instructions(parse(name, args, schema)?),
             CHECK => parse::<NoArgs>(name, args, schema).map(|_| Call::Check)?,
             TEAM_SYNC => Call::TeamSync(parse(name, args, schema)?),
             DREAM => parse::<NoArgs>(name, args, schema).map(|_| Call::Dream)?,
@@ -196,7 +185,6 @@ impl Call {
             }
             Call::Dream => dream(memory, progress).inspect(|_| memory.wrote()),
             Call::Extract(args) => extract(memory, args, progress).inspect(|_| memory.wrote()),
-            Call::Instructions(args) => instructions(memory, args),
             Call::Check => {
                 use crate::ops::check;
                 progress.report(0, None, "checking every memory against the project");
@@ -347,44 +335,6 @@ fn team_sync(memory: &Memory, args: TeamSyncArgs) -> Result<Answer, Failure> {
         pushed: report.pushed,
     };
     Ok(Answer::new(text, &facts))
-}
-
-fn instructions(memory: &Memory, args: InstructionsArgs) -> Result<Answer, Failure> {
-    // Approving imports from outside the project is the person's act (the CLI, the editor's
-    // command), never a tool argument a model sets (issue 44).
-    let cwd = std::path::Path::new(&memory.cwd);
-    let touching: Vec<String> =
-        args.touching.iter().map(|t| crate::context::absolute(&cwd.join(t))).collect::<Result<_, _>>()?;
-    let request = memdir_harness::contract::instructions::Request {
-        cwd: &memory.cwd,
-        env: memory.ctx.env(),
-        touching: &touching,
-        add_dirs: &[],
-    };
-    let loaded = memory.ctx.core(whole_tree()?)?.load_instructions(&request)?;
-    if loaded.files.is_empty() {
-        let facts = InstructionsAnswer { files: Vec::new() };
-        return Ok(Answer::new("No instruction files apply here.".to_string(), &facts));
-    }
-    let not_loaded: String = loaded
-        .files
-        .iter()
-        .flat_map(|f| f.diagnostics.iter().map(move |d| format!("note: {}: {d}\n", f.path)))
-        .collect();
-    let files: String = loaded.files.iter().map(memdir_harness::contract::prompt::render_file).collect();
-    let facts = InstructionsAnswer {
-        files: loaded
-            .files
-            .into_iter()
-            .map(|f| InstructionFile {
-                path: f.path,
-                content: f.content,
-                truncated: f.truncated,
-                notes: f.diagnostics,
-            })
-            .collect(),
-    };
-    Ok(Answer::new(format!("{files}{not_loaded}"), &facts))
 }
 
 fn dream(memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
