@@ -1,12 +1,10 @@
 //! `memdir history`: what was written to the memory, when, and who asked (issue 48).
 
-use crate::context::{Context, Outcome, absolute};
+use crate::context::{Context, Outcome};
 use crate::ops::whole_tree;
 use memdir_harness::contract::plan::Operation;
-use memdir_harness::contract::target::Target;
 use memdir_harness::contract::time::iso_millis;
 use std::io::Write;
-use std::path::PathBuf;
 
 /// Arguments of `memdir history`.
 #[derive(Debug, clap::Args)]
@@ -25,9 +23,8 @@ pub struct Args {
 
 /// Runs `memdir history`: the timeline of writes, newest first.
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
-    let cwd = absolute(&args.target.cwd.clone().unwrap_or_else(|| PathBuf::from(".")))?;
-    let memory_dir = args.target.memory_dir.as_deref().map(absolute).transpose()?;
-    let target = Target { cwd, env: ctx.env().to_vec(), memory_dir, by: None };
+    // A reader: nobody asks for a write.
+    let target = memdir_harness::contract::target::Target { by: None, ..args.target.core_target(ctx)? };
     let mut core = ctx.core(whole_tree()?)?;
     core.open(Operation::Read, &target)?;
     let written = core.timeline(&target, args.path.as_deref(), args.limit)?;

@@ -8,7 +8,7 @@ use crate::context::{Failure, read_root};
 use crate::ops::recall::{Query, recall};
 use crate::ops::whole_tree;
 use memdir_harness::contract::Fs;
-use memdir_harness::contract::plan::Operation as Grant;
+use memdir_harness::contract::plan::Operation as Plan;
 use memdir_harness::contract::prompt::Options;
 use memdir_harness::contract::scan::INDEX_FILE;
 use memdir_harness::contract::switches::TeamSync;
@@ -266,7 +266,7 @@ fn answered(
     if answer.is_error {
         return Err(Failure::input(answer.text));
     }
-    if operation != Grant::Read {
+    if operation != Plan::Read {
         memory.wrote();
     }
     let structured = serde_json::from_str(&answer.structured).unwrap_or_default();
