@@ -501,3 +501,37 @@ fn a_projects_slug_leads_back_to_its_directory_on_both_backends() {
         assert_eq!(core.project_of(&format!("-{}", "x".repeat(300))).unwrap(), None);
     }
 }
+
+#[test]
+fn a_turns_own_saves_are_the_memory_files_changed_since_it_began_on_both_backends() {
+    // R9.3 through the stop worker: the core, not the host, lists what the agent wrote.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = PathBuf::from(canonical(tmp.path()));
+    let (home, repo) = (root.join("home"), root.join("repo"));
+    fs::create_dir_all(&repo).unwrap();
+    let env = vec![("HOME".to_string(), home.display().to_string())];
+    let memory = {
+        let fs = ConfinedFs::new().grant_read("/").unwrap();
+        PathBuf::from(NativeCore::new(fs).locate(repo.to_str().unwrap(), &env).unwrap().memory_dir)
+    };
+    let began = 1_767_225_600_000_u64;
+    write_memory(&memory, "old.md", began - 1);
+    write_memory(&memory, "topic/new.md", began + 5);
+    write_memory(&memory, ".sessions/also-new.md", began + 5);
+    write_memory(&memory, "new-but-not-a-memory.txt", began + 5);
+    // A link is not followed, even to a file changed this turn.
+    let elsewhere = root.join("elsewhere");
+    write_memory(&elsewhere, "planted.md", began + 5);
+    std::os::unix::fs::symlink(&elsewhere, memory.join("linked")).unwrap();
+    let runtime = runtime();
+    for backend in ["component", "native"] {
+        let fs = ConfinedFs::new().grant_read("/").unwrap();
+        let mut core: Box<dyn Core> =
+            if backend == "component" { Box::new(runtime.core(fs)) } else { Box::new(NativeCore::new(fs)) };
+        let written = core.hook_written_since(repo.to_str().unwrap(), &env, began as i64).unwrap();
+        assert_eq!(written, [memory.join("topic/new.md").display().to_string()], "{backend}");
+        // A project with no memory directory wrote nothing.
+        let none = core.hook_written_since(elsewhere.to_str().unwrap(), &env, 0).unwrap();
+        assert!(none.is_empty(), "{backend}: {none:?}");
+    }
+}

@@ -29,8 +29,8 @@ impl Project {
         vec![("HOME".into(), self.home.display().to_string())]
     }
 
-    /// Runs `memdir ARGS` in this process with `stdin`; the exit status, and the calls made.
-    fn run(&self, args: &[&str], stdin: Option<Vec<u8>>) -> (i32, Vec<memdir_harness::calls::Call>) {
+    /// Runs memdir in this process with its core calls recorded: standard output, and the calls.
+    fn run(&self, args: &[&str], stdin: Option<Vec<u8>>) -> (String, Vec<memdir_harness::calls::Call>) {
         let log = Log::default();
         let argv = std::iter::once("memdir").chain(args.iter().copied()).map(String::from);
         let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -38,7 +38,7 @@ impl Project {
             memdir_cli::run_with_stdin(argv, self.env(), stdin, &mut out, &mut err, Some(log.clone()));
         assert_eq!(status, 0, "{}", String::from_utf8_lossy(&err));
         let calls = log.lock().unwrap().clone();
-        (status, calls)
+        (String::from_utf8(out).unwrap(), calls)
     }
 
     fn memory_dir(&self) -> PathBuf {
@@ -66,8 +66,9 @@ fn memory(dir: &Path, name: &str, body: &str) {
         .unwrap();
 }
 
-/// A user prompt through a hook is one instance, on both backends: the plan, the turn's log,
-/// the session, recall and the framed text. It used to be five.
+/// A user prompt through a hook is one instance, on both backends: the client's payload read,
+/// the plan, the turn's log, the session, recall and the framed text, and the client's answer.
+/// It used to be five.
 #[test]
 fn a_hook_prompt_costs_one_instance() {
     let p = Project::new();
@@ -79,13 +80,18 @@ fn a_hook_prompt_costs_one_instance() {
             "prompt": "how do deploys reach production?"
         });
         let args = ["--backend", backend, "hook", "codex", "prompt"];
-        let (_, calls) = p.run(&args, Some(payload.to_string().into_bytes()));
+        let (out, calls) = p.run(&args, Some(payload.to_string().into_bytes()));
         let funcs: Vec<&str> = calls.iter().map(|c| c.func.as_str()).collect();
         assert_eq!(instances(&calls).len(), 1, "{backend}: {funcs:?}");
-        assert_eq!(funcs, ["paths.plan", "hook.prompt"], "{backend}");
+        assert_eq!(funcs, ["hook.read", "paths.plan", "hook.prompt", "hook.answer"], "{backend}");
         // And it did the work: the memory was injected and the session kept by the core.
-        let done = &calls[1].result["val"]["val"]["text"];
+        let done = &calls[2].result["val"]["val"]["text"];
         assert!(done.as_str().is_some_and(|t| t.contains("staging cluster")), "{backend}: {done}");
+        // What the hook printed is the core's answer, word for word.
+        assert_eq!(calls[3].result.as_str(), Some(out.as_str()), "{backend}");
+        let printed: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let context = printed["hookSpecificOutput"]["additionalContext"].as_str().unwrap_or("");
+        assert!(context.contains("staging cluster"), "{backend}: {out}");
         let sessions: Vec<_> = std::fs::read_dir(dir.join(".sessions")).unwrap().flatten().collect();
         assert!(
             sessions.iter().any(|e| e.file_name().to_string_lossy() == format!("codex-s-{backend}.json"))
@@ -93,8 +99,8 @@ fn a_hook_prompt_costs_one_instance() {
     }
 }
 
-/// A session's start is one instance too: the plan, then guidance and MEMORY.md, the session
-/// files and their pruning in one core operation.
+/// A session's start is one instance too: the payload, the plan, then guidance and MEMORY.md,
+/// the session files and their pruning in one core operation, and the answer.
 #[test]
 fn a_hook_session_start_costs_one_instance() {
     let p = Project::new();
@@ -104,8 +110,8 @@ fn a_hook_session_start_costs_one_instance() {
     let (_, calls) = p.run(&["hook", "codex", "session-start"], Some(payload.to_string().into_bytes()));
     let funcs: Vec<&str> = calls.iter().map(|c| c.func.as_str()).collect();
     assert_eq!(instances(&calls).len(), 1, "{funcs:?}");
-    assert_eq!(funcs, ["paths.plan", "hook.session-start"]);
-    let text = &calls[1].result["val"]["text"];
+    assert_eq!(funcs, ["hook.read", "paths.plan", "hook.session-start", "hook.answer"]);
+    let text = &calls[2].result["val"]["text"];
     assert!(text.as_str().is_some_and(|t| t.contains("deploy-process")), "{text}");
 }
 

@@ -13,8 +13,8 @@ mod component {
     use crate::base::model::{ModelCall, Reply, Step};
     use crate::context::target::Target;
     use crate::{
-        agents::hook, agents::tools, base::model, context::approval, context::instructions, context::paths,
-        context::plan, context::policy, context::prompt, context::switches, format::evidence,
+        agents::clients, agents::hook, agents::tools, base::model, context::approval, context::instructions,
+        context::paths, context::plan, context::policy, context::prompt, context::switches, format::evidence,
         format::freshness, format::index, format::manifest, format::scan, hygiene::check, retrieval::budget,
         retrieval::recall, sync::team, writers::apply, writers::dailylog, writers::dream, writers::extract,
         writers::pause, writers::pending, writers::trash, writers::writer,
@@ -31,6 +31,9 @@ mod component {
             "memdir:memory/types@0.3.0/git-output": crate::base::git::GitOutput,
             "memdir:memory/types@0.3.0/git-call": crate::base::git::GitCall,
             "memdir:memory/paths@0.3.0/grant": crate::context::plan::Grant,
+            "memdir:memory/hook@0.3.0/client": crate::agents::clients::Client,
+            "memdir:memory/hook@0.3.0/hook-event": crate::agents::clients::HookEvent,
+            "memdir:memory/hook@0.3.0/payload": crate::agents::clients::Payload,
             "memdir:memory/hook@0.3.0/prompt-event": crate::agents::hook::PromptEvent,
             "memdir:memory/hook@0.3.0/injected": crate::agents::hook::Injected,
             "memdir:memory/hook@0.3.0/start-event": crate::agents::hook::StartEvent,
@@ -1008,6 +1011,14 @@ mod component {
             hook::session_name(&client, session.as_deref())
         }
 
+        fn read(named: clients::Client, payload: String) -> Result<clients::Payload, wit::Error> {
+            clients::read(named, &payload).map_err(wit_error)
+        }
+
+        fn answer(client: clients::Client, event: clients::HookEvent, context: Option<String>) -> String {
+            clients::answer(client, event, context.as_deref())
+        }
+
         fn prompt(event: hook::PromptEvent) -> Result<ex::hook::PromptStep, wit::Error> {
             hook::prompt(&HostFs, &event).map(wit_prompt_step).map_err(wit_error)
         }
@@ -1026,6 +1037,14 @@ mod component {
 
         fn take_job(path: String) -> Result<hook::Job, wit::Error> {
             hook::take_job(&HostFs, &path).map_err(wit_error)
+        }
+
+        fn written_since(
+            cwd: String,
+            env: Vec<(String, String)>,
+            since_ms: i64,
+        ) -> Result<Vec<String>, wit::Error> {
+            hook::written_since(&HostFs, &cwd, &env, since_ms).map_err(wit_error)
         }
 
         fn judge_turn(messages: Vec<String>) -> crate::writers::gate::Verdict {
@@ -1065,6 +1084,22 @@ mod component {
             env: Vec<(String, String)>,
         ) -> Result<bool, wit::Error> {
             hook::reset(&HostFs, &client, session.as_deref(), &cwd, &env).map_err(wit_error)
+        }
+    }
+
+    // The contract's enums, lifted as wit-bindgen lifts its own: the WIT cases are declared in
+    // the order of `ALL`, which the native table's names test checks against the WIT.
+    impl clients::Client {
+        #[doc(hidden)]
+        pub unsafe fn _lift(val: u8) -> clients::Client {
+            Self::ALL[usize::from(val)]
+        }
+    }
+
+    impl clients::HookEvent {
+        #[doc(hidden)]
+        pub unsafe fn _lift(val: u8) -> clients::HookEvent {
+            Self::ALL[usize::from(val)]
         }
     }
 
@@ -1323,11 +1358,21 @@ mod table {
             "hook.session-name" => {
                 json!(hook::session_name(&s(0)?, de::<Option<String>>(func, arg(1))?.as_deref()))
             }
+            "hook.read" => wit(crate::agents::clients::read(de(func, arg(0))?, &s(1)?)),
+            "hook.answer" => {
+                let context: Option<String> = de(func, arg(2))?;
+                json!(crate::agents::clients::answer(
+                    de(func, arg(0))?,
+                    de(func, arg(1))?,
+                    context.as_deref()
+                ))
+            }
             "hook.prompt" => wit(hook::prompt(fs, &de(func, arg(0))?)),
             "hook.resume" => wit(hook::resume(fs, &s(0)?, de(func, arg(1))?)),
             "hook.session-start" => wit(hook::session_start(fs, &de(func, arg(0))?)),
             "hook.stop" => wit(hook::stop(fs, &de(func, arg(0))?)),
             "hook.take-job" => wit(hook::take_job(fs, &s(0)?)),
+            "hook.written-since" => wit(hook::written_since(fs, &s(0)?, &env(1)?, de(func, arg(2))?)),
             "hook.judge-turn" => json!(crate::writers::gate::judge(&de::<Vec<String>>(func, arg(0))?)),
             "hook.learned" => wit(crate::agents::learning::learned(fs, &de(func, arg(0))?)),
             "hook.record-receipt" => {

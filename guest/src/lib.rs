@@ -44,7 +44,7 @@ pub mod exports;
 // in (the host library, its tests), and four the fuzz targets read. The rest is the core's own:
 // approval, conflict, dailylog, dates, embeddings, error, fnv, freshness, journal, memory_path,
 // memory_type, recall_index, reserved, similar, yaml (their types are re-exported below).
-pub use agents::{calls, hook, learning, tools};
+pub use agents::{calls, clients, hook, learning, tools};
 pub use base::{fs, git, glob, model, secrets, text, time};
 pub use context::{instructions, paths, plan, policy, prompt, scope, switches, target};
 pub use format::{evidence, frontmatter, index, links, manifest, scan, wrapper};

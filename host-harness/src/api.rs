@@ -288,6 +288,24 @@ pub trait Core {
     fn hook_fit(&mut self, text: &str, cap_bytes: Option<u32>) -> Result<String> {
         plain(self, "hook.fit", args![text, cap_bytes])
     }
+    /// A hook's payload read for the client `named` on the command line: who fired, and what
+    /// memdir uses of it.
+    fn hook_read(
+        &mut self,
+        named: memdir_core::clients::Client,
+        payload: &str,
+    ) -> Result<memdir_core::clients::Payload> {
+        outcome(self, "hook.read", args![named, payload])
+    }
+    /// What a hook prints for `event`: `context` in the client's shape, or its "carry on".
+    fn hook_answer(
+        &mut self,
+        client: memdir_core::clients::Client,
+        event: memdir_core::clients::HookEvent,
+        context: Option<&str>,
+    ) -> Result<String> {
+        plain(self, "hook.answer", args![client, event, context])
+    }
     /// One user prompt through a hook: the session files, offline recall and the framed text,
     /// on a core opened for [`Operation::Hook`].
     fn hook_prompt(&mut self, event: &PromptEvent) -> Result<Step<Injected>> {
@@ -309,6 +327,16 @@ pub trait Core {
     /// The job at `path`, read and removed.
     fn hook_take_job(&mut self, path: &str) -> Result<Job> {
         outcome(self, "hook.take-job", args![path])
+    }
+    /// The memory files of `cwd`'s memory and the shared ones beside it changed at or after
+    /// `since_ms`: a turn's own saves.
+    fn hook_written_since(
+        &mut self,
+        cwd: &str,
+        env: &[(String, String)],
+        since_ms: i64,
+    ) -> Result<Vec<String>> {
+        outcome(self, "hook.written-since", args![cwd, env, since_ms])
     }
     /// Whether a turn's user messages may have taught something (the gate before extraction).
     fn hook_judge_turn(&mut self, messages: &[String]) -> Result<memdir_core::gate::Verdict> {

@@ -32,8 +32,10 @@ pub mod extract {
 pub mod fs {
     pub use memdir_core::fs::join;
 }
-/// `hook`: the hook events, and the common cap on what a hook injects.
+/// `hook`: the clients and their payloads, the hook events, and the common cap on what a hook
+/// injects.
 pub mod hook {
+    pub use memdir_core::clients::{Client, HookEvent, MAX_PAYLOAD, Payload};
     pub use memdir_core::gate::Verdict;
     pub use memdir_core::hook::{COMMON_CAP, PromptEvent, StartEvent, StopEvent};
     pub use memdir_core::learning::{LearnedEvent, Learning};
@@ -75,10 +77,6 @@ pub mod policy {
 /// function of the loaded file: the CLI and MCP print what `instructions.load` returned).
 pub mod prompt {
     pub use memdir_core::prompt::{Options, render_file};
-}
-/// `scope`: the shared memories (user-wide, the group's) a located project reads beside its own.
-pub mod scope {
-    pub use memdir_core::scope::shared;
 }
 /// `recall`: recall's input and result.
 pub mod recall {

@@ -4,37 +4,36 @@
 //!
 //! A hook never stands in the way (R14.2): whatever the payload, the memory directory or the
 //! model does, it exits 0 with the client's "carry on", and a failure is one line in memdir's
-//! log. Each event is one core operation (`hook.session-start`, `hook.prompt`, `hook.stop`,
-//! `hook.reset`) on one instance granted the core's own plan; the core keeps the per-turn state
+//! log. Each event is one instance: the core reads the client's payload (`hook.read`), runs the
+//! event's operation (`hook.session-start`, `hook.prompt`, `hook.stop`, `hook.reset`) granted
+//! its own plan and words the client's answer (`hook.answer`); the core keeps the per-turn state
 //! in the memory directory's `.sessions/`, which team sync keeps local, down to the stopped
 //! turn's job (`<key>.<ms>.job.json`) that the detached worker takes back through it.
 
-mod clients;
-
-pub use clients::{Client, Event};
-
-use crate::context::{Context, Failure};
+use crate::context::{Context, Failure, core_choice};
 use crate::ops::recall::recall_embedder;
 use crate::ops::target::Target;
 use crate::ops::whole_tree;
-use clients::Payload;
-use memdir_harness::Core;
-use memdir_harness::contract::hook::{LearnedEvent, PromptEvent, StartEvent, StopEvent};
+use memdir_harness::contract::hook::{
+    Client, HookEvent, LearnedEvent, MAX_PAYLOAD, Payload, PromptEvent, StartEvent, StopEvent,
+};
 use memdir_harness::contract::plan::Operation;
 use memdir_harness::contract::target::Target as CoreTarget;
 use memdir_harness::steps::drive_with;
+use memdir_harness::{ConfinedFs, Core};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `memdir hook`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The client whose hook this is.
-    #[arg(value_enum)]
+    /// The client whose hook this is (opencode: memdir's plugin); the payload says who really
+    /// fired.
+    #[arg(value_parser = core_choice(&Client::ALL, Client::as_str))]
     pub client: Client,
     /// The lifecycle event.
-    #[arg(value_enum)]
-    pub event: Event,
+    #[arg(value_parser = core_choice(&HookEvent::ALL, HookEvent::as_str))]
+    pub event: HookEvent,
     /// The model extraction uses when a turn stops: agent:CLIENT (the agent's own CLI),
     /// command:CMD, anthropic:MODEL, openai:MODEL, or off (default: $MEMDIR_LLM). Without one,
     /// the stop hook does nothing.
@@ -53,8 +52,6 @@ pub struct Args {
 /// with memdir's hooks (`codex exec`, `gemini -p`) does not start memdir again.
 const CHILD_GUARD: &str = "MEMDIR_HOOK_CHILD";
 
-/// The largest payload read: a client sends a few kilobytes.
-const MAX_PAYLOAD: u64 = 4 << 20;
 /// How long a hook waits for its payload: a client that keeps standard input open must not hold
 /// the prompt (issue 44).
 const PAYLOAD_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
@@ -73,8 +70,10 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> crate::context::Ou
         }
         return Ok(());
     }
+    // One instance reads the payload, runs the event and words the answer (issue 45).
+    let mut core = None;
     // Even a bug in memdir must not stand in the way: Cline reads a failed hook as "cancel".
-    let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer(ctx, &args)))
+    let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer(ctx, &args, &mut core)))
         .unwrap_or_else(|_| Err(Failure::input("memdir hit a bug answering this hook")));
     let (client, context) = match answered {
         Ok(answer) => answer,
@@ -83,81 +82,99 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> crate::context::Ou
             (args.client, None)
         }
     };
-    out.write_all(client.answer(args.event, context.as_deref()).as_bytes())?;
+    match worded(ctx, core.as_deref_mut(), client, args.event, context.as_deref()) {
+        Ok(text) => out.write_all(text.as_bytes())?,
+        Err(e) => log(ctx, client, args.event, &format!("wording the answer: {e}")),
+    }
     Ok(())
 }
 
-/// The client that fired and the text to inject, if any.
-fn answer(ctx: &Context, args: &Args) -> Result<(Client, Option<String>), Failure> {
+/// What the hook prints, in the client's own shape: from the instance that ran the event, or a
+/// fresh one if that one failed (a trapped instance is poisoned).
+fn worded(
+    ctx: &Context,
+    core: Option<&mut (dyn Core + '_)>,
+    client: Client,
+    event: HookEvent,
+    context: Option<&str>,
+) -> Result<String, memdir_harness::Error> {
+    if let Some(Ok(text)) = core.map(|core| core.hook_answer(client, event, context)) {
+        return Ok(text);
+    }
+    ctx.core(ConfinedFs::new())?.hook_answer(client, event, context)
+}
+
+/// The client that fired and the text to inject, if any, on `core`, which this opens.
+fn answer<'c>(
+    ctx: &'c Context,
+    args: &Args,
+    core: &mut Option<Box<dyn Core + 'c>>,
+) -> Result<(Client, Option<String>), Failure> {
     if ctx.var(CHILD_GUARD).is_some() {
         return Ok((args.client, None));
     }
-    let bytes = ctx.read_json_stdin(MAX_PAYLOAD, PAYLOAD_DEADLINE)?;
-    let value: serde_json::Value = if bytes.iter().all(u8::is_ascii_whitespace) {
-        serde_json::Value::Object(Default::default())
-    } else {
-        serde_json::from_slice(&bytes)
-            .map_err(|e| Failure::input(format!("the hook payload is not JSON: {e}")))?
-    };
-    let client = args.client.sender(&value);
-    // The terminal agent does all three steps itself on the same directory (R14.3).
-    if client == Client::Claude {
+    let bytes = ctx.read_json_stdin(MAX_PAYLOAD as u64, PAYLOAD_DEADLINE)?;
+    let text = String::from_utf8(bytes).map_err(|_| Failure::input("the hook payload is not UTF-8"))?;
+    let core = core.insert(ctx.core(whole_tree()?)?);
+    let payload = core.hook_read(args.client, &text)?;
+    let client = payload.client;
+    let blank_prompt = payload.prompt.as_deref().is_none_or(|p| p.trim().is_empty());
+    if !payload.acts || (args.event == HookEvent::Prompt && blank_prompt) {
         return Ok((client, None));
     }
-    let payload = client.read(&value);
-    // Each event is one core operation on one instance, granted the core's own plan: the core
-    // keeps the session files and frames the text within the client's limit (issue 45).
+    // Each event is one core operation on this instance, granted the core's own plan: the core
+    // keeps the session files and frames the text within the client's limit.
+    let cwd = open_hook(&mut **core, ctx, &payload)?;
     match args.event {
-        Event::Prompt => Ok((client, prompt(ctx, client, &payload)?)),
-        Event::SessionStart => Ok((client, session_start(ctx, client, &payload)?)),
-        Event::PreCompact | Event::PostCompact => {
-            let (cwd, mut core) = open_hook(ctx, &payload)?;
-            core.hook_reset(&client_name(client), payload.session.as_deref(), &cwd, ctx.env())?;
+        HookEvent::Prompt => Ok((client, prompt(ctx, &mut **core, &cwd, &payload)?)),
+        HookEvent::SessionStart => Ok((client, session_start(ctx, &mut **core, &cwd, &payload)?)),
+        HookEvent::PreCompact | HookEvent::PostCompact => {
+            core.hook_reset(client.as_str(), payload.session.as_deref(), &cwd, ctx.env())?;
             Ok((client, None))
         }
-        Event::Stop => {
-            stop(ctx, args, client, &payload)?;
+        HookEvent::Stop => {
+            stop(ctx, args, &mut **core, &cwd, &payload)?;
             Ok((client, None))
         }
     }
 }
 
-/// The working directory a payload names (else the current one), and a core opened on it for
-/// a hook with the grant the core plans.
-fn open_hook<'c>(ctx: &'c Context, payload: &Payload) -> Result<(String, Box<dyn Core + 'c>), Failure> {
+/// Opens `core` for a hook in the working directory the payload names (else the current one),
+/// with the grant the core plans; that directory.
+fn open_hook(core: &mut dyn Core, ctx: &Context, payload: &Payload) -> Result<String, Failure> {
     let cwd = match &payload.cwd {
         Some(cwd) => cwd.clone(),
         None => crate::context::absolute(Path::new("."))?,
     };
-    let mut core = ctx.core(whole_tree()?)?;
     core.open(Operation::Hook, &CoreTarget::new(&cwd, ctx.env()))?;
-    Ok((cwd, core))
-}
-
-fn client_name(client: Client) -> String {
-    clap::ValueEnum::to_possible_value(&client).map(|v| v.get_name().to_string()).unwrap_or_default()
+    Ok(cwd)
 }
 
 /// Path A: guidance and MEMORY.md (the agent reads its own instruction files), once per
 /// session; team sync in the background when `teamSync` is `auto`.
-fn session_start(ctx: &Context, client: Client, payload: &Payload) -> Result<Option<String>, Failure> {
-    let (cwd, mut core) = open_hook(ctx, payload)?;
+fn session_start(
+    ctx: &Context,
+    core: &mut dyn Core,
+    cwd: &str,
+    payload: &Payload,
+) -> Result<Option<String>, Failure> {
+    let client = payload.client;
     let event = StartEvent {
-        client: client_name(client),
+        client: client.as_str().to_string(),
         session: payload.session.clone(),
-        cwd: cwd.clone(),
+        cwd: cwd.to_string(),
         env: ctx.env().to_vec(),
         source: payload.source.clone(),
-        cap_bytes: Some(client.cap()),
+        cap_bytes: Some(payload.cap_bytes),
         now_ms: ctx.now_ms(),
     };
     let started = core.hook_session_start(&event)?;
     for diagnostic in &started.diagnostics {
-        log_line(ctx, &format!("hook {} session-start: {diagnostic}", client_name(client)));
+        log_line(ctx, &format!("hook {} session-start: {diagnostic}", client.as_str()));
     }
     if started.team_sync {
-        let worker = ["hook", &client_name(client), "session-start", "--sync-worker"].map(String::from);
-        spawn_self(ctx, &worker, Some(&cwd))?;
+        let worker = ["hook", client.as_str(), "session-start", "--sync-worker"].map(String::from);
+        spawn_self(ctx, &worker, Some(cwd))?;
     }
     Ok(started.text)
 }
@@ -165,23 +182,28 @@ fn session_start(ctx: &Context, client: Client, payload: &Payload) -> Result<Opt
 /// Path B: the prompt kept for the stop, and offline recall for it in this session, as one
 /// core operation on one instance. The host only applies the core's plan and asks the
 /// embeddings model when the core asks.
-fn prompt(ctx: &Context, client: Client, payload: &Payload) -> Result<Option<String>, Failure> {
-    let Some(prompt) = payload.prompt.as_deref().filter(|p| !p.trim().is_empty()) else { return Ok(None) };
-    let (cwd, mut core) = open_hook(ctx, payload)?;
+fn prompt(
+    ctx: &Context,
+    core: &mut dyn Core,
+    cwd: &str,
+    payload: &Payload,
+) -> Result<Option<String>, Failure> {
+    let prompt = payload.prompt.as_deref().unwrap_or_default();
+    let client = payload.client;
     // A spec that does not parse costs the meaning, not the recall (a hook runs on every prompt).
     let (mut embedder, note) = match recall_embedder(ctx, None) {
         Ok(embedder) => (embedder, None),
         Err(e) => (None, Some(format!("MEMDIR_EMBEDDINGS: {}", e.message))),
     };
     let event = PromptEvent {
-        client: client_name(client),
+        client: client.as_str().to_string(),
         session: payload.session.clone(),
-        cwd,
+        cwd: cwd.to_string(),
         env: ctx.env().to_vec(),
         prompt: prompt.to_string(),
-        inject: client.injects_at_prompt(),
+        inject: payload.inject,
         keep_turn: true,
-        cap_bytes: Some(client.cap()),
+        cap_bytes: Some(payload.cap_bytes),
         now_ms: ctx.now_ms(),
         embeddings: embedder.as_ref().map(|e| e.label()),
     };
@@ -189,7 +211,7 @@ fn prompt(ctx: &Context, client: Client, payload: &Payload) -> Result<Option<Str
     let embedder = embedder.as_deref_mut().map(|e| e as &mut dyn memdir_harness::llm::Embedder);
     let injected = drive_with(first, None, embedder, |state, reply| core.hook_resume(state, reply), |_| {})?;
     for diagnostic in note.iter().chain(&injected.diagnostics) {
-        log_line(ctx, &format!("hook {} prompt: {diagnostic}", client_name(client)));
+        log_line(ctx, &format!("hook {} prompt: {diagnostic}", client.as_str()));
     }
     Ok(injected.text)
 }
@@ -205,13 +227,18 @@ fn append(path: &Path, line: &str) -> Result<(), Failure> {
 
 /// Path C: the core keeps the turn as a job for a detached extraction and the hook returns at
 /// once. Without a model there is nothing to do, and the turn's log goes.
-fn stop(ctx: &Context, args: &Args, client: Client, payload: &Payload) -> Result<(), Failure> {
+fn stop(
+    ctx: &Context,
+    args: &Args,
+    core: &mut dyn Core,
+    cwd: &str,
+    payload: &Payload,
+) -> Result<(), Failure> {
     let spec = args.llm.as_deref().or_else(|| ctx.var("MEMDIR_LLM"));
-    let (cwd, mut core) = open_hook(ctx, payload)?;
     let event = StopEvent {
-        client: client_name(client),
+        client: payload.client.as_str().to_string(),
         session: payload.session.clone(),
-        cwd: cwd.clone(),
+        cwd: cwd.to_string(),
         env: ctx.env().to_vec(),
         prompts: payload.turn.clone(),
         turn_began_ms: payload.turn_began_ms,
@@ -220,13 +247,12 @@ fn stop(ctx: &Context, args: &Args, client: Client, payload: &Payload) -> Result
         now_ms: ctx.now_ms(),
     };
     let Some(job) = core.hook_stop(&event)? else { return Ok(()) };
-    let mut worker =
-        vec!["hook".to_string(), client_name(args.client), "stop".to_string(), "--worker".to_string(), job];
+    let mut worker = ["hook", args.client.as_str(), "stop", "--worker", &job].map(String::from).to_vec();
     if let Some(llm) = &args.llm {
         worker.extend(["--llm".to_string(), llm.clone()]);
     }
     // In the project, so the worker's core plans the same grant.
-    spawn_self(ctx, &worker, Some(&cwd))
+    spawn_self(ctx, &worker, Some(cwd))
 }
 
 /// Starts this binary again, detached: its own process group, no terminal, output to the log.
@@ -264,16 +290,11 @@ fn extract_job(ctx: &Context, path: &Path, llm: Option<&str>) -> Result<(), Fail
     let mut core = ctx.core(whole_tree()?)?;
     core.open(Operation::Hook, &target)?;
     let job = core.hook_take_job(&path.display().to_string())?;
+    // The agent's own saves this turn, the user-wide and group memories' included (R9.3).
+    let written = core.hook_written_since(&job.cwd, ctx.env(), job.turn_began_ms)?;
     drop(core);
     let mut model = ctx.model(llm, "extraction at stop")?;
     let target = Target { cwd: Some(PathBuf::from(&job.cwd)), memory_dir: None };
-    let location = ctx.core(whole_tree()?)?.locate(&job.cwd, ctx.env())?;
-    // The agent's own saves this turn, the user-wide and group memories' included (R9.3).
-    let shared = memdir_harness::contract::scope::shared(&location).into_iter().map(|s| s.dir);
-    let written: Vec<String> = std::iter::once(location.memory_dir)
-        .chain(shared)
-        .flat_map(|dir| changed_since(Path::new(&dir), job.turn_began_ms))
-        .collect();
     let extraction = crate::ops::extract::Extraction {
         transcript: &job.transcript,
         source: &path.display().to_string(),
@@ -320,35 +341,6 @@ fn sync_job(ctx: &Context) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Memory files (not memdir's own dot-directories) modified at or after `since_ms`.
-fn changed_since(dir: &Path, since_ms: i64) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            if name.to_string_lossy().starts_with('.') {
-                continue;
-            }
-            let Ok(meta) = entry.metadata() else { continue };
-            if meta.is_dir() {
-                stack.push(entry.path());
-                continue;
-            }
-            let modified = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_millis() as i64);
-            if modified >= since_ms && name.to_string_lossy().ends_with(".md") {
-                found.push(entry.path().display().to_string());
-            }
-        }
-    }
-    found
-}
-
 /// memdir's log: `$MEMDIR_LOG`, else `$XDG_STATE_HOME/memdir/hook.log`, else
 /// `~/.local/state/memdir/hook.log`.
 fn log_file(ctx: &Context) -> Option<PathBuf> {
@@ -365,10 +357,8 @@ fn log_file(ctx: &Context) -> Option<PathBuf> {
 /// The log past which it starts again (the previous one kept as `.1`).
 const MAX_LOG: u64 = 1 << 20;
 
-fn log(ctx: &Context, client: Client, event: Event, message: &str) {
-    let event =
-        clap::ValueEnum::to_possible_value(&event).map(|v| v.get_name().to_string()).unwrap_or_default();
-    log_line(ctx, &format!("hook {} {event}: {message}", client_name(client)));
+fn log(ctx: &Context, client: Client, event: HookEvent, message: &str) {
+    log_line(ctx, &format!("hook {} {}: {message}", client.as_str(), event.as_str()));
 }
 
 fn log_line(ctx: &Context, message: &str) {

@@ -434,6 +434,48 @@ pub fn take_job(fs: &dyn Fs, path: &str) -> crate::base::error::Result<Job> {
         .map_err(|e| crate::base::error::Error::InvalidInput(format!("{path}: not a memdir hook job: {e}")))
 }
 
+/// The most directories [`written_since`] walks: memory directories are shallow.
+const MAX_WRITTEN_DIRS: usize = 2_000;
+
+/// The memory files of `cwd`'s memory and of the shared memories it reads beside it (user-wide,
+/// the group's) changed at or after `since_ms`: the agent's own saves during a turn, which make
+/// the turn's extraction stand aside (R9.3). memdir's dot-directories are not memories, and
+/// links are not followed.
+pub fn written_since(
+    fs: &dyn Fs,
+    cwd: &str,
+    env: &[(String, String)],
+    since_ms: i64,
+) -> crate::base::error::Result<Vec<String>> {
+    let location = crate::context::paths::memory_location(fs, cwd, env)?;
+    let shared = crate::context::scope::shared(&location).into_iter().map(|s| s.dir);
+    let mut stack: Vec<String> = std::iter::once(location.memory_dir.clone()).chain(shared).collect();
+    let (mut found, mut walked) = (Vec::new(), 0);
+    while let Some(dir) = stack.pop() {
+        walked += 1;
+        if walked > MAX_WRITTEN_DIRS {
+            break;
+        }
+        let entries = match fs.list_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.is_not_found() || matches!(e, FsError::NotADirectory(_)) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        for entry in entries.into_iter().filter(|e| !e.name.starts_with('.')) {
+            let path = crate::base::fs::join(&dir, &entry.name);
+            match entry.kind {
+                EntryKind::Dir => stack.push(path),
+                EntryKind::File if entry.name.ends_with(".md") && entry.mtime_ms >= since_ms => {
+                    found.push(path)
+                }
+                _ => {}
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
 /// A session's start (R14.2, path A): the memory part of the system prompt, once per session.
 /// After `/clear` or a compaction the recall session starts again (R8.3); a resumed session
 /// whose start was injected still holds it and gets nothing. A missing MEMORY.md is rebuilt
