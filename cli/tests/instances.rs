@@ -140,3 +140,35 @@ fn an_mcp_save_costs_one_instance_and_one_tool_call() {
     let n = instances(&save_calls).len();
     assert_eq!(n, 1, "an MCP save took {n} instances: {funcs:?}");
 }
+
+/// An MCP `memory_recall` is one instance too: the core recalls within the connection's
+/// session, keeps the receipt and words the answer; the server only keeps the session it hands
+/// back for the next call.
+#[test]
+fn an_mcp_recall_costs_one_instance_and_keeps_the_session() {
+    let p = Project::new();
+    memory(&p.memory_dir(), "deploy-process", "deploys go through the staging cluster before production");
+    let cwd = p.repo.to_str().unwrap();
+    let frame = |v: serde_json::Value| format!("{v}\n");
+    let hello = frame(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+        + &frame(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let recall = |id: u32| {
+        frame(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "memory_recall", "arguments": {"query": "how do deploys reach production?"}}}))
+    };
+    let (_, started) = p.run(&["mcp", "--cwd", cwd], Some(hello.clone().into_bytes()));
+    let (_, calls) = p.run(&["mcp", "--cwd", cwd], Some((hello + &recall(2) + &recall(3)).into_bytes()));
+    let recalls: Vec<_> = calls.iter().skip(started.len()).cloned().collect();
+    let funcs: Vec<&str> = recalls.iter().map(|c| c.func.as_str()).collect();
+    let one = ["tools.operation-of", "paths.plan", "tools.call"];
+    assert_eq!(funcs, [one, one].concat(), "{funcs:?}");
+    assert_eq!(instances(&recalls[..3]).len(), 1, "{funcs:?}");
+    // The first call gave the memory; the second, in the session the first handed back, not again.
+    // The first call gave the memory; the second, in the session the first handed back, not again.
+    let text = |i: usize| recalls[i].result["val"]["val"]["text"].as_str().unwrap_or("").to_string();
+    assert!(text(2).contains("staging cluster"), "{}", recalls[2].result);
+    assert!(!text(5).contains("staging cluster") && !text(5).is_empty(), "{}", recalls[5].result);
+    let session = recalls[5].args[0]["session"].as_str().unwrap_or("");
+    assert!(session.contains("deploy-process"), "the second call carried the first's session: {session}");
+}

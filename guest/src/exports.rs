@@ -1208,16 +1208,31 @@ mod component {
             })
         }
 
-        fn call(call: ex::tools::ToolCall) -> Result<crate::agents::calls::ToolAnswer, wit::Error> {
+        fn call(call: ex::tools::ToolCall) -> Result<ex::tools::ToolStep, wit::Error> {
             let call = crate::agents::calls::ToolCall {
                 name: call.name,
                 args: call.args,
                 target: core_target(call.target),
                 now_ms: call.now_ms,
                 utc_offset_minutes: call.utc_offset_minutes,
+                session: call.session,
+                model: call.model,
+                embeddings: call.embeddings,
+                given_to: call.given_to,
+                notes: call.notes,
             };
-            crate::agents::calls::call(&HostFs, &call).map_err(wit_error)
+            crate::agents::calls::call(&HostFs, &call).map(wit_tool_step).map_err(wit_error)
         }
+
+        fn resume(state: String, reply: ex::model::ModelReply) -> Result<ex::tools::ToolStep, wit::Error> {
+            crate::agents::calls::resume(&HostFs, &state, core_reply(reply))
+                .map(wit_tool_step)
+                .map_err(wit_error)
+        }
+    }
+
+    fn wit_tool_step(step: Step<crate::agents::calls::ToolAnswer>) -> ex::tools::ToolStep {
+        model_step!(ex::tools::ToolStep, step, std::convert::identity, embeds)
     }
 }
 
@@ -1393,6 +1408,7 @@ mod table {
             "tools.catalog" => json!(crate::agents::tools::catalog()),
             "tools.operation-of" => json!(crate::agents::calls::operation_of(&s(0)?)),
             "tools.call" => wit(crate::agents::calls::call(fs, &de(func, arg(0))?)),
+            "tools.resume" => wit(crate::agents::calls::resume(fs, &s(0)?, de(func, arg(1))?)),
             "tools.offered" => {
                 let all: bool = de(func, arg(2))?;
                 wit(instructions::status(fs, &s(0)?, &de::<Vec<(String, String)>>(func, arg(1))?)

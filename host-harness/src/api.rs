@@ -403,9 +403,17 @@ pub trait Core {
     fn tool_operation(&mut self, name: &str) -> Result<Option<memdir_core::plan::Operation>> {
         plain(self, "tools.operation-of", args![name])
     }
-    /// A tool call answered whole: the text, the structured content and the error flag.
-    fn tool_call(&mut self, call: &memdir_core::calls::ToolCall) -> Result<memdir_core::calls::ToolAnswer> {
+    /// A tool call: the text, the structured content and the error flag, once recall has asked
+    /// what it asks (drive it with [`crate::steps::drive_with`] and [`Core::tool_resume`]).
+    fn tool_call(
+        &mut self,
+        call: &memdir_core::calls::ToolCall,
+    ) -> Result<Step<memdir_core::calls::ToolAnswer>> {
         outcome(self, "tools.call", args![call])
+    }
+    /// Resumes a tool call that asked the model or the embeddings model.
+    fn tool_resume(&mut self, state: &str, reply: Reply) -> Result<Step<memdir_core::calls::ToolAnswer>> {
+        outcome(self, "tools.resume", args![state, reply])
     }
 }
 

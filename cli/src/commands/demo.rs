@@ -93,7 +93,6 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         already_read: &[],
         ignore_memory: false,
         embeddings: Some("off"),
-        given_to: None,
     };
     let report = recall(ctx, &query, String::new(), None)?;
     writeln!(out, "== Recall for {DEMO_REQUEST:?} (selector: {}) ==", report.selector)?;

@@ -81,7 +81,6 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
         already_read: &args.read,
         ignore_memory: args.ignore_memory,
         embeddings: args.embeddings.as_deref(),
-        given_to: None,
     };
     let label = model.as_ref().map_or_else(|| "offline".to_string(), |m| m.label());
     let outcome = recall(ctx, &query, session, model.as_deref_mut().map(|m| m as &mut dyn llm::Model))?;

@@ -21,7 +21,7 @@ pub struct Args {
     /// instructions, and the size of the text a model reads.
     #[arg(long)]
     pub json: bool,
-    /// Answer a call of this tool (index, list, save, forget, the daily log, instructions), as an agent's
+    /// Answer a call of this tool (recall, index, list, save, forget, the daily log, instructions), as an agent's
     /// call through MCP or an editor is answered: the text, or with --json the whole answer.
     /// Exit 1 when the tool refuses.
     #[arg(long, value_name = "NAME")]
@@ -76,7 +76,12 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
 /// `--call`: one call, answered as an agent's is.
 fn call(ctx: &Context, name: &str, args: &Args, out: &mut dyn Write) -> Outcome {
     let target = crate::ops::target::Target { cwd: args.cwd.clone(), memory_dir: args.memory_dir.clone() };
-    let (answer, _) = crate::ops::tool::answer(ctx, &target, name, args.args.clone())??;
+    // Recall asks $MEMDIR_LLM when it is set, as `memdir recall` does; a person's call keeps no
+    // receipt of what an agent was given.
+    let mut model = crate::ops::recall::recall_model(ctx, None)?;
+    let model = model.as_deref_mut().map(|m| m as &mut dyn memdir_harness::llm::Model);
+    let asking = crate::ops::tool::Asking { model, ..Default::default() };
+    let (answer, _) = crate::ops::tool::answer(ctx, &target, name, args.args.clone(), asking)??;
     if args.json {
         let structured: serde_json::Value = serde_json::from_str(&answer.structured).unwrap_or_default();
         let json =

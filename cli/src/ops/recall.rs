@@ -25,9 +25,6 @@ pub struct Query<'a> {
     /// The embeddings model (a spec of [`llm::embeddings::from_spec`]); `None` reads
     /// `$MEMDIR_EMBEDDINGS`, and without it recall ranks and shortlists by words alone.
     pub embeddings: Option<&'a str>,
-    /// The agent the memories are given to (`mcp:<client>`), whose receipt is kept (issue 48);
-    /// `None` for a person's own recall.
-    pub given_to: Option<&'a str>,
 }
 
 /// Runs one recall turn for `query` in `session` (JSON, empty for a new one), with `model` or
@@ -70,19 +67,6 @@ pub fn recall(
     let embedder = embedder.as_deref_mut().map(|e| e as &mut dyn llm::Embedder);
     let mut result = drive_with(first, model, embedder, resume, |_| {})?;
     result.diagnostics.extend(note);
-    if let Some(client) = query.given_to {
-        let receipt = memdir_harness::contract::hook::Receipt {
-            at_ms: ctx.now_ms(),
-            client: client.to_string(),
-            session: None,
-            kind: "tool".into(),
-            memories: result.attachments.iter().map(|a| a.path.clone()).collect(),
-            bytes: result.attachments.iter().map(|a| a.text.len() as u32).sum(),
-        };
-        if let Err(e) = core.hook_record_receipt(&target, &receipt) {
-            result.diagnostics.push(format!("the receipt could not be kept: {e}"));
-        }
-    }
     Ok(result)
 }
 

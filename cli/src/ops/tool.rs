@@ -1,32 +1,68 @@
-//! A tool call the core answers whole (issue 45), as the MCP server and `memdir tools --call`
-//! make it: one core instance, granted what the core plans for the tool, asked once.
+//! A tool call the core answers (issue 45), as the MCP server and `memdir tools --call` make
+//! it: one core instance, granted what the core plans for the tool; recall's questions to the
+//! model or the embeddings model asked on the way.
 
+use super::recall::recall_embedder;
 use super::target::Target;
 use super::whole_tree;
 use crate::context::{Context, Failure};
 use memdir_harness::contract::plan::Operation;
 use memdir_harness::contract::tools::{ToolAnswer, ToolCall};
+use memdir_harness::llm;
+use memdir_harness::steps::drive_with;
 
 /// What the core said of the call's arguments: they do not fit the tool's schema (the inner
 /// error), or they did and this is the answer (a tool that refuses is one with `is_error`),
 /// with what the call was granted.
 pub type Answered = Result<(ToolAnswer, Operation), Failure>;
 
+/// What a call brings besides its name and arguments: the recall session kept between calls,
+/// the model recall may ask, and whom a recall's receipt names.
+#[derive(Default)]
+pub struct Asking<'m> {
+    pub session: String,
+    pub model: Option<&'m mut dyn llm::Model>,
+    pub given_to: Option<String>,
+}
+
 /// The answer to a call of `name` with `args` (a JSON object) on `target`'s memory; the outer
 /// error is one of the host's or the core's own, before the tool ran.
-pub fn answer(ctx: &Context, target: &Target, name: &str, args: String) -> Result<Answered, Failure> {
+pub fn answer(
+    ctx: &Context,
+    target: &Target,
+    name: &str,
+    args: String,
+    asking: Asking<'_>,
+) -> Result<Answered, Failure> {
     let target = target.core_target(ctx)?;
     let mut core = ctx.core(whole_tree()?)?;
     let operation = core
         .tool_operation(name)?
         .ok_or_else(|| Failure::input(format!("{name} is not a tool answered in one call")))?;
     core.open(operation, &target)?;
+    // A spec that does not parse costs the meaning, not the recall; the answer says so.
+    let (mut embedder, notes) = match recall_embedder(ctx, None) {
+        Ok(embedder) => (embedder, Vec::new()),
+        Err(e) => (None, vec![format!("MEMDIR_EMBEDDINGS: {}", e.message)]),
+    };
     let call = ToolCall {
         name: name.to_string(),
         args,
         target,
         now_ms: ctx.now_ms(),
         utc_offset_minutes: ctx.utc_offset(None),
+        session: asking.session,
+        model: asking.model.is_some(),
+        embeddings: embedder.as_ref().map(|e| e.label()),
+        given_to: asking.given_to,
+        notes,
     };
-    Ok(core.tool_call(&call).map(|answer| (answer, operation)).map_err(|e| Failure::input(e.to_string())))
+    let first = match core.tool_call(&call) {
+        Ok(step) => step,
+        Err(e) => return Ok(Err(Failure::input(e.to_string()))),
+    };
+    let embedder = embedder.as_deref_mut().map(|e| e as &mut dyn llm::Embedder);
+    let resume = |state: &str, reply| core.tool_resume(state, reply);
+    let answer = drive_with(first, asking.model, embedder, resume, |_| {})?;
+    Ok(Ok((answer, operation)))
 }

@@ -6,7 +6,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { ConfinedFs, MemoryCore, coreEnv as baseEnv, openAiEmbeddings, opName, runGitAsync, runGitSync } from "@memdir/core";
-import type { CheckReport, Embed, OpReport, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, PauseState, Proposal, RecallResult, SaveReport, Target, TeamReport } from "@memdir/core";
+import type { CheckReport, Embed, OpReport, Env, MemoryHeader, MemoryLocation, MemoryStatus, ModelCall, ModelRequest, PauseState, Proposal, RecallResult, SaveReport, Target, TeamReport, ToolAsking } from "@memdir/core";
 
 /** The memory types, in the order the view lists them. */
 export const TYPES = ["user", "feedback", "project", "reference"] as const;
@@ -294,18 +294,27 @@ export class Workspace {
   }
 
   /**
-   * A tool the core answers whole (issue 45: index, list, save, forget, the daily log): the
-   * core plans what it may touch and words the answer, as for every host's tools. A refusal
-   * throws with the core's words, which the model reads.
+   * A tool the core answers (issue 45: recall, index, list, save, forget, the daily log): the
+   * core plans what it may touch and words the answer, as for every host's tools; recall asks
+   * `asking`'s model and the user's embeddings model on the way. A refusal throws with the
+   * core's words, which the model reads. In Restricted Mode only reading tools run, and recall
+   * keeps neither its index nor a receipt.
    */
-  callTool(name: string, args: object, by: string = AGENT): string {
+  async callTool(name: string, args: object, by: string = AGENT, asking: ToolAsking = {}): Promise<string> {
     const operation = this.core.toolOperation(name);
     if (!operation) throw new Error(`${name} is not a tool the core answers`);
-    if (operation !== "read") assertTrusted();
+    const writes = operation === "write" || operation === "write-shared";
+    if (writes) assertTrusted();
     const target = this.target(by);
-    const grant = this.core.open(operation, target);
-    const answer = this.core.callTool(grant, name, args, target, BigInt(Date.now()), utcOffset());
-    if (operation !== "read" && !answer.isError) this.onWrite();
+    const grant = operation === "recall" ? this.indexGrant() : this.core.open(operation, target);
+    const embedder = embeddings();
+    const givenTo = vscode.workspace.isTrusted ? asking.givenTo : undefined;
+    const answer = await this.core.callTool(grant, name, args, target, BigInt(Date.now()), utcOffset(), {
+      ...asking,
+      embeddings: embedder,
+      givenTo,
+    });
+    if (writes && !answer.isError) this.onWrite();
     if (answer.isError) throw new Error(answer.text);
     return answer.text;
   }

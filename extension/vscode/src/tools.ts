@@ -19,16 +19,9 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
       async invoke(options, token) {
         if (Date.now() - session.used > SESSION_IDLE_MS) session.json = "";
         session.used = Date.now();
-        const result = await workspace.recall(options.input.query, session, await answerer(token), {
-          recentTools: options.input.recent_tools,
-          alreadyRead: options.input.already_read,
-          givenTo: "vscode:tool",
-        });
-        const parts = result.attachments.map((a) => a.text);
-        if (result.skipped) parts.push(`Nothing recalled (${result.skipped}).`);
-        else if (parts.length === 0) parts.push("No memory is relevant to this request (or the relevant ones were already shown).");
-        parts.push(...result.diagnostics.map((d) => `note: ${d}`));
-        return text(parts.join("\n\n"));
+        // The core's words, as every host shows them.
+        const ask = await answerer(token);
+        return text(await workspace.callTool("memory_recall", options.input, undefined, { session, ask, givenTo: "vscode:tool" }));
       },
     }),
     vscode.lm.registerTool<{ type: MemoryType; name: string; description: string; body: string; file?: string; replaces?: string; scope?: "private" | "team" | "user" | "group" }>(
@@ -45,7 +38,7 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
         },
         async invoke(options) {
           // The core's words, as every host shows them.
-          return text(workspace.callTool("memory_save", options.input));
+          return text(await workspace.callTool("memory_save", options.input));
         },
       },
     ),
@@ -57,12 +50,12 @@ export function registerTools(workspace: Workspace): vscode.Disposable[] {
         };
       },
       async invoke(options) {
-        return text(workspace.callTool("memory_forget", options.input));
+        return text(await workspace.callTool("memory_forget", options.input));
       },
     }),
     vscode.lm.registerTool<Record<string, never>>("memory_index", {
       async invoke() {
-        return text(workspace.callTool("memory_index", {}));
+        return text(await workspace.callTool("memory_index", {}));
       },
     }),
   ];

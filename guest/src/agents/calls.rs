@@ -4,12 +4,14 @@
 //! offers the tools (the MCP server, an editor's tools) hands the call over and shows the
 //! answer; none parses arguments or words an answer.
 //!
-//! The tools answered here need neither a model nor git. The others (recall, check, team sync,
-//! the dream, extraction) run through their own step machines, and [`operation_of`] says
-//! `None` for them.
+//! The tools answered here need no git. Recall may ask the host's model or embeddings model on
+//! the way ([`resume`] goes on); its answer carries the recall session for the host to keep.
+//! The others (check, team sync, the dream, extraction) run through their own step machines,
+//! and [`operation_of`] says `None` for them.
 
 use crate::base::error::{Error, Result};
 use crate::base::fs::{Fs, join};
+use crate::base::model::{Reply, Step};
 use crate::context::plan::Operation;
 use crate::context::scope::Scope;
 use crate::context::target::Target;
@@ -19,6 +21,8 @@ use crate::writers::writer;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+mod recall_tool;
 
 /// One call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,6 +38,19 @@ pub struct ToolCall {
     pub now_ms: i64,
     /// The user's UTC offset, for the dates a save writes.
     pub utc_offset_minutes: i32,
+    /// The recall session the host keeps between calls, as the last answer returned it (empty:
+    /// a new one).
+    pub session: String,
+    /// A model is at hand for recall to ask (else it ranks offline).
+    pub model: bool,
+    /// The user's embeddings model, named as its vectors are cached; with it, recall asks for
+    /// vectors.
+    pub embeddings: Option<String>,
+    /// Whom a recall's receipt names (`mcp:codex`, `vscode:tool`); none keeps no receipt.
+    pub given_to: Option<String>,
+    /// What the host has to say about the call (an embeddings model it could not set up),
+    /// passed on among a recall's notes.
+    pub notes: Vec<String>,
 }
 
 /// A tool's answer.
@@ -47,6 +64,8 @@ pub struct ToolAnswer {
     /// The tool refused (a secret in the body, a missing **Why:**, a write policy): the text
     /// says why, so the model can try again.
     pub is_error: bool,
+    /// The recall session to keep for the next call; none: keep the one you have.
+    pub session: Option<String>,
 }
 
 /// What a call of `name` may read and write, for `paths.plan`; `None` for a tool this module
@@ -56,15 +75,21 @@ pub fn operation_of(name: &str) -> Option<Operation> {
         "memory_index" | "memory_list" | "memory_instructions" => Some(Operation::Read),
         "memory_save" | "memory_forget" => Some(Operation::WriteShared),
         "memory_log" => Some(Operation::Write),
+        "memory_recall" => Some(Operation::Recall),
         _ => None,
     }
 }
 
-/// Answers `call`. An unknown tool, one that needs a model or git, or arguments that do not
-/// fit the tool's schema are an error; a tool that refuses is an answer with `is_error`.
-pub fn call(fs: &dyn Fs, call: &ToolCall) -> Result<ToolAnswer> {
+/// Answers `call`, or asks the host's model on the way (only `memory_recall` does). An unknown
+/// tool, one this module does not answer, or arguments that do not fit the tool's schema are
+/// an error; a tool that refuses is an answer with `is_error`.
+pub fn call(fs: &dyn Fs, call: &ToolCall) -> Result<Step<ToolAnswer>> {
     // Arguments that do not fit are the caller's error; what the tool then refuses is its answer.
     let answered = match call.name.as_str() {
+        "memory_recall" => {
+            let a = args::<RecallArgs>(call)?;
+            return Ok(recall_tool::start(fs, call, a).unwrap_or_else(|e| Step::Done(refusal(e))));
+        }
         "memory_index" => args::<NoArgs>(call).map(|_| index(fs, call))?,
         "memory_list" => args::<NoArgs>(call).map(|_| list(fs, call))?,
         "memory_save" => args::<SaveArgs>(call).map(|a| save(fs, call, a))?,
@@ -79,11 +104,18 @@ pub fn call(fs: &dyn Fs, call: &ToolCall) -> Result<ToolAnswer> {
             )));
         }
     };
-    Ok(answered.unwrap_or_else(|e| ToolAnswer {
-        text: e.to_string(),
-        structured: "{}".into(),
-        is_error: true,
-    }))
+    Ok(Step::Done(answered.unwrap_or_else(refusal)))
+}
+
+/// Goes on with a call that asked the host's model or embeddings model; `state` is the step's,
+/// unchanged.
+pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<ToolAnswer>> {
+    recall_tool::resume(fs, state, reply)
+}
+
+/// What the tool refused, as its answer: the model reads why and may try again.
+fn refusal(e: Error) -> ToolAnswer {
+    ToolAnswer { text: e.to_string(), structured: "{}".into(), is_error: true, session: None }
 }
 
 fn args<T: DeserializeOwned>(call: &ToolCall) -> Result<T> {
@@ -93,7 +125,7 @@ fn args<T: DeserializeOwned>(call: &ToolCall) -> Result<T> {
 }
 
 fn answer(text: String, facts: Value) -> Result<ToolAnswer> {
-    Ok(ToolAnswer { text, structured: facts.to_string(), is_error: false })
+    Ok(ToolAnswer { text, structured: facts.to_string(), is_error: false, session: None })
 }
 
 // The arguments, as the catalog's schemas (`tools.json`) name them; a field the schema does not
@@ -117,6 +149,16 @@ struct SaveArgs {
     replaces: Option<String>,
     #[serde(default)]
     scope: Option<Scope>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecallArgs {
+    query: String,
+    #[serde(default)]
+    recent_tools: Vec<String>,
+    #[serde(default)]
+    already_read: Vec<String>,
 }
 
 #[derive(Deserialize)]

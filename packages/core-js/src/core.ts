@@ -65,7 +65,20 @@ export type Written = ReturnType<Root["writer"]["timeline"]>[number];
 export type Env = Array<[string, string]>;
 export type Tool = ReturnType<Root["tools"]["catalog"]>[number];
 /** A tool's answer as the core words it (issue 45): the text, the structured content as JSON, and the error flag. */
-export type ToolAnswer = ReturnType<Root["tools"]["call"]>;
+export type ToolStep = ReturnType<Root["tools"]["call"]>;
+export type ToolAnswer = Extract<ToolStep, { tag: "done" }>["val"];
+
+/** What a tool call brings besides its arguments (only `memory_recall` uses them). */
+export interface ToolAsking {
+  /** The recall session kept between calls (`json`, empty for a new one); updated in place. */
+  session?: { json: string };
+  /** The model recall may ask; without it recall ranks offline. */
+  ask?: (request: ModelRequest) => Promise<string>;
+  /** The embeddings model and its name as its vectors are cached. */
+  embeddings?: { label: string; embed: Embed };
+  /** Whom a recall's receipt names (`vscode:tool`); none keeps no receipt. */
+  givenTo?: string;
+}
 export type Verdict = ReturnType<Root["hook"]["judgeTurn"]>;
 export type LearnedEvent = Parameters<Root["hook"]["learned"]>[0];
 export type Learning = ReturnType<Root["hook"]["learningSummary"]>;
@@ -347,18 +360,44 @@ export class MemoryCore {
     return this.call("tools.catalog", undefined, (r) => r.tools.catalog());
   }
 
-  /** What a call of the tool `name` may read and write (plan it with `open`); undefined for a tool `callTool` does not answer (recall, check, team sync, the dream, extraction). */
+  /** What a call of the tool `name` may read and write (plan it with `open`); undefined for a tool `callTool` does not answer (check, team sync, the dream, extraction). */
   toolOperation(name: string): Operation | undefined {
     return this.call("tools.operation-of", undefined, (r) => r.tools.operationOf(name));
   }
 
   /**
-   * A tool call answered whole (issue 45): `args` as the tool's input schema names them; the
-   * answer as the core words it, a refusal with `isError`. Arguments that do not fit throw.
+   * A tool call (issue 45): `args` as the tool's input schema names them; the answer as the
+   * core words it, a refusal with `isError`. Recall asks `asking`'s model or embeddings model
+   * on the way, and the session it keeps is written back. Arguments that do not fit throw.
    * Grant it `open(toolOperation(name), target)`.
    */
-  callTool(grant: ConfinedFs, name: string, args: object, target: Target, nowMs: bigint, utcOffsetMinutes: number): ToolAnswer {
-    return this.call("tools.call", grant, (r) => r.tools.call({ name, args: JSON.stringify(args), target, nowMs, utcOffsetMinutes }));
+  async callTool(
+    grant: ConfinedFs,
+    name: string,
+    args: object,
+    target: Target,
+    nowMs: bigint,
+    utcOffsetMinutes: number,
+    asking: ToolAsking = {},
+  ): Promise<ToolAnswer> {
+    const call = {
+      name,
+      args: JSON.stringify(args),
+      target,
+      nowMs,
+      utcOffsetMinutes,
+      session: asking.session?.json ?? "",
+      model: asking.ask !== undefined,
+      embeddings: asking.embeddings?.label,
+      givenTo: asking.givenTo,
+      notes: [],
+    };
+    const first = this.call("tools.call", grant, (r) => r.tools.call(call));
+    const resume = (state: string, reply: ModelReply) => this.call("tools.resume", grant, (r) => r.tools.resume(state, reply));
+    const noModel = () => Promise.reject(new Error("no model"));
+    const answer = await drive(first, asking.ask ?? noModel, resume, () => {}, asking.embeddings?.embed);
+    if (answer.session !== undefined && asking.session) asking.session.json = answer.session;
+    return answer;
   }
 
   /**

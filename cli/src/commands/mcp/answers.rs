@@ -19,34 +19,6 @@ impl Answer {
     }
 }
 
-/// `memory_recall`.
-#[derive(Debug, Serialize)]
-pub struct RecallAnswer {
-    /// The memories worth reading for the request, at most five, best first.
-    pub memories: Vec<Recalled>,
-    /// Why nothing was recalled at all (a budget spent, memory off), when that is the case.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<String>,
-    /// Notes about the recall (a model that failed, a reply that was not understood).
-    pub notes: Vec<String>,
-}
-
-/// One recalled memory.
-#[derive(Debug, Serialize)]
-pub struct Recalled {
-    /// The file, relative to the memory directory (absolute for a user-wide or group memory);
-    /// pass it back in `already_read`.
-    pub path: String,
-    /// How old it is: `today`, `yesterday` or `N days ago`.
-    pub age: String,
-    /// Older than its type keeps: check it before relying on it.
-    pub stale: bool,
-    /// Cut at 200 lines or 4,096 bytes.
-    pub truncated: bool,
-    /// The memory as a prompt carries it.
-    pub text: String,
-}
-
 /// `memory_check`.
 #[derive(Debug, Serialize)]
 pub struct CheckAnswer {

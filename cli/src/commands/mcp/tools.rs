@@ -5,7 +5,6 @@ use super::Memory;
 use super::answers::*;
 use super::client::Progress;
 use crate::context::{Failure, read_root};
-use crate::ops::recall::{Query, recall};
 use crate::ops::whole_tree;
 use memdir_harness::contract::Fs;
 use memdir_harness::contract::plan::Operation as Plan;
@@ -13,6 +12,7 @@ use memdir_harness::contract::prompt::Options;
 use memdir_harness::contract::scan::INDEX_FILE;
 use memdir_harness::contract::switches::TeamSync;
 use memdir_harness::contract::team::{Action, Which};
+use memdir_harness::contract::tools::ToolAnswer;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{JsonObject, Resource, Tool, ToolAnnotations};
 use serde::Deserialize;
@@ -28,7 +28,6 @@ how to use and save memories, then MEMORY.md as loaded.";
 /// answers it as a protocol error.
 pub const BAD_ARGUMENTS: i32 = 64;
 
-const RECALL: &str = "memory_recall";
 const CHECK: &str = "memory_check";
 const TEAM_SYNC: &str = "memory_team_sync";
 const DREAM: &str = "memory_dream";
@@ -41,17 +40,6 @@ const EXTRACT: &str = "memory_extract";
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
-
-/// `memory_recall`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RecallArgs {
-    pub query: String,
-    #[serde(default)]
-    pub recent_tools: Vec<String>,
-    #[serde(default)]
-    pub already_read: Vec<String>,
-}
 
 /// `memory_extract`.
 #[derive(Debug, Deserialize)]
@@ -116,14 +104,13 @@ pub fn list(catalog: &[memdir_harness::contract::tools::Tool]) -> Vec<Tool> {
 
 /// A tool call whose arguments have been checked.
 pub enum Call {
-    /// A tool the core answers whole (index, list, save, forget, the daily log, instructions), with its
-    /// arguments as sent and its schema, for a refusal that says what to send.
+    /// A tool the core answers (recall, index, list, save, forget, the daily log, instructions),
+    /// with its arguments as sent and its schema, for a refusal that says what to send.
     Answered {
         name: String,
         args: JsonObject,
         schema: JsonObject,
     },
-    Recall(RecallArgs),
     Check,
     TeamSync(TeamSyncArgs),
     Dream,
@@ -163,7 +150,6 @@ impl Call {
         };
         let schema = &tools.iter().find(|t| t.name == name).ok_or_else(unknown)?.input_schema;
         Ok(match name {
-            RECALL => Call::Recall(parse(name, args, schema)?),
             CHECK => parse::<NoArgs>(name, args, schema).map(|_| Call::Check)?,
             TEAM_SYNC => Call::TeamSync(parse(name, args, schema)?),
             DREAM => parse::<NoArgs>(name, args, schema).map(|_| Call::Dream)?,
@@ -178,7 +164,6 @@ impl Call {
     pub fn run(self, memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
         match self {
             Call::Answered { name, args, schema } => answered(memory, &name, args, &schema),
-            Call::Recall(args) => recall_tool(memory, args),
             Call::TeamSync(args) => {
                 progress.report(0, None, "syncing team memory through git");
                 team_sync(memory, args)
@@ -258,64 +243,35 @@ fn answered(
     schema: &JsonObject,
 ) -> Result<Answer, Failure> {
     let args = serde_json::Value::Object(args).to_string();
-    let (answer, operation) =
-        crate::ops::tool::answer(&memory.ctx, &memory.target(), name, args)?.map_err(|e| Failure {
-            status: BAD_ARGUMENTS,
-            message: format!("{}. Send {}", e.message, describe(schema)),
-        })?;
-    if answer.is_error {
-        return Err(Failure::input(answer.text));
-    }
-    if operation != Plan::Read {
-        memory.wrote();
-    }
-    let structured = serde_json::from_str(&answer.structured).unwrap_or_default();
-    Ok(Answer { text: answer.text, structured })
-}
-
-fn recall_tool(memory: &mut Memory, args: RecallArgs) -> Result<Answer, Failure> {
-    // The receipt names the client the server is talking to (its `initialize`).
+    let target = memory.target();
+    // A recall's receipt names the client the server is talking to (its `initialize`).
     let given_to = match memory.client_name.as_deref() {
         Some(name) if !name.is_empty() => format!("mcp:{name}"),
         _ => "mcp".to_string(),
     };
-    let query = Query {
-        cwd: &memory.cwd,
-        memory_dir: None,
-        query: &args.query,
-        recent_tools: &args.recent_tools,
-        already_read: &args.already_read,
-        ignore_memory: false,
-        embeddings: None,
-        given_to: Some(&given_to),
-    };
     let session = std::mem::take(&mut memory.session);
-    let model = super::model(&mut memory.sampling, &mut memory.model);
-    let report = recall(&memory.ctx, &query, session, model)?;
-    memory.session = report.session.clone();
-    let mut parts: Vec<String> = report.attachments.iter().map(|a| a.text.clone()).collect();
-    if let Some(skip) = report.skipped {
-        parts.push(format!("Nothing recalled ({}).", skip.as_str()));
-    } else if parts.is_empty() {
-        parts.push("No memory is relevant to this request (or the relevant ones were already shown).".into());
-    }
-    parts.extend(report.diagnostics.iter().map(|d| format!("note: {d}")));
-    let facts = RecallAnswer {
-        memories: report
-            .attachments
-            .into_iter()
-            .map(|a| Recalled {
-                path: a.path,
-                age: a.freshness,
-                stale: a.stale,
-                truncated: a.truncated,
-                text: a.text,
-            })
-            .collect(),
-        skipped: report.skipped.map(|s| s.as_str().to_string()),
-        notes: report.diagnostics,
+    let asking = crate::ops::tool::Asking {
+        session: session.clone(),
+        model: super::model(&mut memory.sampling, &mut memory.model),
+        given_to: Some(given_to),
     };
-    Ok(Answer::new(parts.join("\n\n"), &facts))
+    let answered = crate::ops::tool::answer(&memory.ctx, &target, name, args, asking);
+    memory.session = match &answered {
+        Ok(Ok((ToolAnswer { session: Some(kept), .. }, _))) => kept.clone(),
+        _ => session,
+    };
+    let (answer, operation) = answered?.map_err(|e| Failure {
+        status: BAD_ARGUMENTS,
+        message: format!("{}. Send {}", e.message, describe(schema)),
+    })?;
+    if answer.is_error {
+        return Err(Failure::input(answer.text));
+    }
+    if matches!(operation, Plan::Write | Plan::WriteShared) {
+        memory.wrote();
+    }
+    let structured = serde_json::from_str(&answer.structured).unwrap_or_default();
+    Ok(Answer { text: answer.text, structured })
 }
 
 fn team_sync(memory: &Memory, args: TeamSyncArgs) -> Result<Answer, Failure> {

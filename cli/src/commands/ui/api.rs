@@ -320,7 +320,6 @@ impl<'c> Workbench<'c> {
             already_read: &[],
             ignore_memory: false,
             embeddings: None,
-            given_to: None,
         };
         // The model and the embeddings recall would use in a hook ($MEMDIR_LLM,
         // $MEMDIR_EMBEDDINGS), so the page shows the choice an agent gets.
