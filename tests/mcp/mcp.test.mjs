@@ -632,7 +632,7 @@ test("the client's model folds the daily logs (memory_dream), with progress; wit
     await offline.callTool({ name: "memory_log", arguments: { text: "Ana prefers pnpm over npm" } });
     const refused = await offline.callTool({ name: "memory_dream", arguments: {} });
     assert.equal(refused.isError, true);
-    assert.match(text(refused), /needs a model: this client offers no sampling/);
+    assert.match(text(refused), /needs a model: the client offers no sampling/);
   } finally {
     await offline.close();
   }

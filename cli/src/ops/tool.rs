@@ -6,6 +6,7 @@ use super::recall::recall_embedder;
 use super::target::Target;
 use super::whole_tree;
 use crate::context::{Context, Failure};
+use memdir_harness::contract::model::ModelCall;
 use memdir_harness::contract::plan::Operation;
 use memdir_harness::contract::tools::{ToolAnswer, ToolCall};
 use memdir_harness::llm;
@@ -17,12 +18,14 @@ use memdir_harness::steps::drive_with;
 pub type Answered = Result<(ToolAnswer, Operation), Failure>;
 
 /// What a call brings besides its name and arguments: the recall session kept between calls,
-/// the model recall may ask, and whom a recall's receipt names.
+/// the model a workflow may ask, whom a recall's receipt names, and who hears of each model
+/// call.
 #[derive(Default)]
 pub struct Asking<'m> {
     pub session: String,
     pub model: Option<&'m mut dyn llm::Model>,
     pub given_to: Option<String>,
+    pub progress: Option<&'m mut dyn FnMut(&ModelCall)>,
 }
 
 /// The answer to a call of `name` with `args` (a JSON object) on `target`'s memory; the outer
@@ -63,6 +66,8 @@ pub fn answer(
     };
     let embedder = embedder.as_deref_mut().map(|e| e as &mut dyn llm::Embedder);
     let resume = |state: &str, reply| core.tool_resume(state, reply);
-    let answer = drive_with(first, asking.model, embedder, resume, |_| {})?;
+    let mut progress = asking.progress;
+    let on_call = |call: &ModelCall| progress.as_mut().map_or((), |p| p(call));
+    let answer = drive_with(first, asking.model, embedder, resume, on_call)?;
     Ok(Ok((answer, operation)))
 }

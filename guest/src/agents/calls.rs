@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 mod recall_tool;
+mod workflows;
 
 /// One call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +77,7 @@ pub fn operation_of(name: &str) -> Option<Operation> {
         "memory_save" | "memory_forget" => Some(Operation::WriteShared),
         "memory_log" => Some(Operation::Write),
         "memory_recall" => Some(Operation::Recall),
+        "memory_dream" | "memory_extract" => Some(Operation::Write),
         _ => None,
     }
 }
@@ -89,6 +91,14 @@ pub fn call(fs: &dyn Fs, call: &ToolCall) -> Result<Step<ToolAnswer>> {
         "memory_recall" => {
             let a = args::<RecallArgs>(call)?;
             return Ok(recall_tool::start(fs, call, a).unwrap_or_else(|e| Step::Done(refusal(e))));
+        }
+        "memory_dream" => {
+            args::<NoArgs>(call)?;
+            return Ok(workflows::dream(fs, call).unwrap_or_else(|e| Step::Done(refusal(e))));
+        }
+        "memory_extract" => {
+            let a = args::<workflows::ExtractArgs>(call)?;
+            return Ok(workflows::extract(fs, call, a).unwrap_or_else(|e| Step::Done(refusal(e))));
         }
         "memory_index" => args::<NoArgs>(call).map(|_| index(fs, call))?,
         "memory_list" => args::<NoArgs>(call).map(|_| list(fs, call))?,
@@ -108,9 +118,58 @@ pub fn call(fs: &dyn Fs, call: &ToolCall) -> Result<Step<ToolAnswer>> {
 }
 
 /// Goes on with a call that asked the host's model or embeddings model; `state` is the step's,
-/// unchanged.
+/// unchanged. What the workflow then fails on is the tool's refusal.
 pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<ToolAnswer>> {
-    recall_tool::resume(fs, state, reply)
+    let step = match crate::base::model::state("tool call", state)? {
+        Asked::Recall(state) => recall_tool::resume(fs, state, reply),
+        Asked::Dream { state } => workflows::resume_dream(fs, &state, reply),
+        Asked::Extract { state } => workflows::resume_extract(fs, &state, reply),
+    };
+    Ok(step.unwrap_or_else(|e| Step::Done(refusal(e))))
+}
+
+/// What a call that asked keeps: its tool, and the workflow's own state inside.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "tool", rename_all = "snake_case")]
+enum Asked {
+    Recall(recall_tool::State),
+    Dream { state: String },
+    Extract { state: String },
+}
+
+/// Passes a workflow's question on with its state wrapped by `wrap`; once it is done, `done`
+/// words the answer.
+fn follow<T>(
+    step: Step<T>,
+    wrap: impl Fn(String) -> Asked,
+    done: impl FnOnce(T) -> ToolAnswer,
+) -> Step<ToolAnswer> {
+    let state = |inner| serde_json::to_string(&wrap(inner)).expect("states always serialise");
+    match step {
+        Step::Ask(mut call) => {
+            call.state = state(call.state);
+            Step::Ask(call)
+        }
+        Step::Embed(mut call) => {
+            call.state = state(call.state);
+            Step::Embed(call)
+        }
+        Step::Done(result) => Step::Done(done(result)),
+    }
+}
+
+/// A workflow asked for where the host has no model to ask.
+struct NoModel {
+    what: &'static str,
+    instead: &'static str,
+}
+
+impl From<NoModel> for Error {
+    fn from(NoModel { what, instead }: NoModel) -> Error {
+        Error::InvalidInput(format!(
+            "{what} needs a model: the client offers no sampling, and memdir was given no model (--llm){instead}"
+        ))
+    }
 }
 
 /// What the tool refused, as its answer: the model reads why and may try again.

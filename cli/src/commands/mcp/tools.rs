@@ -30,8 +30,6 @@ pub const BAD_ARGUMENTS: i32 = 64;
 
 const CHECK: &str = "memory_check";
 const TEAM_SYNC: &str = "memory_team_sync";
-const DREAM: &str = "memory_dream";
-const EXTRACT: &str = "memory_extract";
 
 // The tools' arguments as the catalog's schemas name them (`guest/src/agents/tools.json`, where each
 // is described for the model); a field the schema does not name is refused.
@@ -40,31 +38,6 @@ const EXTRACT: &str = "memory_extract";
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
-
-/// `memory_extract`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExtractArgs {
-    pub messages: Vec<ChatMessage>,
-    #[serde(default)]
-    pub conversation: Option<String>,
-}
-
-/// One message of a conversation.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ChatMessage {
-    pub role: ChatRole,
-    pub content: String,
-}
-
-/// Who wrote a message.
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ChatRole {
-    User,
-    Assistant,
-}
 
 /// `memory_team_sync`.
 #[derive(Debug, Deserialize)]
@@ -104,8 +77,9 @@ pub fn list(catalog: &[memdir_harness::contract::tools::Tool]) -> Vec<Tool> {
 
 /// A tool call whose arguments have been checked.
 pub enum Call {
-    /// A tool the core answers (recall, index, list, save, forget, the daily log, instructions),
-    /// with its arguments as sent and its schema, for a refusal that says what to send.
+    /// A tool the core answers (recall, index, list, save, forget, the daily log, instructions,
+    /// the dream, extraction), with its arguments as sent and its schema, for a refusal that
+    /// says what to send.
     Answered {
         name: String,
         args: JsonObject,
@@ -113,8 +87,6 @@ pub enum Call {
     },
     Check,
     TeamSync(TeamSyncArgs),
-    Dream,
-    Extract(ExtractArgs),
 }
 
 /// The argument that names the project a call is about.
@@ -152,8 +124,6 @@ impl Call {
         Ok(match name {
             CHECK => parse::<NoArgs>(name, args, schema).map(|_| Call::Check)?,
             TEAM_SYNC => Call::TeamSync(parse(name, args, schema)?),
-            DREAM => parse::<NoArgs>(name, args, schema).map(|_| Call::Dream)?,
-            EXTRACT => Call::Extract(parse(name, args, schema)?),
             // The core answers the others whole, arguments and all (issue 45).
             _ => Call::Answered { name: name.to_string(), args, schema: (**schema).clone() },
         })
@@ -163,13 +133,11 @@ impl Call {
     /// Long calls (check, sync, dream) report `progress`.
     pub fn run(self, memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
         match self {
-            Call::Answered { name, args, schema } => answered(memory, &name, args, &schema),
+            Call::Answered { name, args, schema } => answered(memory, &name, args, &schema, progress),
             Call::TeamSync(args) => {
                 progress.report(0, None, "syncing team memory through git");
                 team_sync(memory, args)
             }
-            Call::Dream => dream(memory, progress).inspect(|_| memory.wrote()),
-            Call::Extract(args) => extract(memory, args, progress).inspect(|_| memory.wrote()),
             Call::Check => {
                 use crate::ops::check;
                 progress.report(0, None, "checking every memory against the project");
@@ -241,6 +209,7 @@ fn answered(
     name: &str,
     args: JsonObject,
     schema: &JsonObject,
+    progress: &Progress,
 ) -> Result<Answer, Failure> {
     let args = serde_json::Value::Object(args).to_string();
     let target = memory.target();
@@ -250,16 +219,27 @@ fn answered(
         _ => "mcp".to_string(),
     };
     let session = std::mem::take(&mut memory.session);
+    // A workflow's model calls (the dream's chunks, extraction's rounds) are reported as they go.
+    let mut asked = None;
+    let mut on_call = |call: &memdir_harness::contract::model::ModelCall| {
+        asked = Some(call.calls);
+        let message = format!("asking the model, {} of {}", call.call, call.calls);
+        progress.report(call.call.saturating_sub(1), Some(call.calls), message);
+    };
     let asking = crate::ops::tool::Asking {
         session: session.clone(),
         model: super::model(&mut memory.sampling, &mut memory.model),
         given_to: Some(given_to),
+        progress: Some(&mut on_call),
     };
     let answered = crate::ops::tool::answer(&memory.ctx, &target, name, args, asking);
     memory.session = match &answered {
         Ok(Ok((ToolAnswer { session: Some(kept), .. }, _))) => kept.clone(),
         _ => session,
     };
+    if let Some(calls) = asked {
+        progress.report(calls, Some(calls), "done");
+    }
     let (answer, operation) = answered?.map_err(|e| Failure {
         status: BAD_ARGUMENTS,
         message: format!("{}. Send {}", e.message, describe(schema)),
@@ -290,104 +270,6 @@ fn team_sync(memory: &Memory, args: TeamSyncArgs) -> Result<Answer, Failure> {
         conflicts: report.conflicts.into_iter().map(|c| c.kept_as.unwrap_or(c.path)).collect(),
         pushed: report.pushed,
     };
-    Ok(Answer::new(text, &facts))
-}
-
-fn dream(memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
-    let ctx = &memory.ctx;
-    let (switches, _) = ctx.core(whole_tree()?)?.status(&memory.cwd, ctx.env())?;
-    if !switches.daily_log {
-        return Err(Failure::input(
-            "daily-log mode is off for this project: there are no logs to fold (memories are saved \
-             directly with memory_save)",
-        ));
-    }
-    let target = memory.target();
-    let model = workflow_model(&mut memory.sampling, &mut memory.model, "a dream", "")?;
-    let ctx = &memory.ctx;
-    let on_chunk = per_call(progress, "folding chunk");
-    let report = crate::ops::dream::run_dream(ctx, &target, ctx.utc_offset(None), model, on_chunk)?;
-    progress.report(report.chunks, Some(report.chunks), "done");
-    let operations: Vec<Operation> = report.operations.into_iter().map(Operation::from_report).collect();
-    let first = (report.chunks == 0).then(|| "Nothing new in the logs.".to_string());
-    let text = operations_text(first, &operations, &report.diagnostics);
-    let facts = DreamAnswer {
-        chunks: report.chunks,
-        folded: report.committed,
-        operations,
-        notes: report.diagnostics,
-    };
-    Ok(Answer::new(text, &facts))
-}
-
-/// The model a workflow cannot run without (the client's, else `--llm`'s), or the refusal.
-fn workflow_model<'a>(
-    sampling: &'a mut Option<super::client::Sampling>,
-    model: &'a mut Option<Box<dyn memdir_harness::llm::Model>>,
-    what: &str,
-    instead: &str,
-) -> Result<&'a mut dyn memdir_harness::llm::Model, Failure> {
-    super::model(sampling, model).ok_or_else(|| {
-        Failure::input(format!(
-            "{what} needs a model: this client offers no sampling, and memdir mcp was started without \
-             --llm{instead}"
-        ))
-    })
-}
-
-/// Progress for each model call of a workflow: "<doing> 2 of 3".
-fn per_call<'a>(
-    progress: &'a Progress,
-    doing: &'a str,
-) -> impl FnMut(&memdir_harness::contract::model::ModelCall) + 'a {
-    move |call| {
-        let message = format!("{doing} {} of {}", call.call, call.calls);
-        progress.report(call.call.saturating_sub(1), Some(call.calls), message);
-    }
-}
-
-/// A workflow's answer as text: a first line, then each operation, then the notes.
-fn operations_text(first: Option<String>, operations: &[Operation], notes: &[String]) -> String {
-    let lines = first.into_iter().chain(operations.iter().map(Operation::line));
-    lines.chain(notes.iter().map(|d| format!("note: {d}"))).collect::<Vec<_>>().join("\n")
-}
-
-fn extract(memory: &mut Memory, args: ExtractArgs, progress: &Progress) -> Result<Answer, Failure> {
-    use crate::ops::extract::{Extraction, extract};
-    let target = memory.target();
-    let instead = ". Save memories one by one with memory_save instead";
-    let model = workflow_model(&mut memory.sampling, &mut memory.model, "extraction", instead)?;
-    // The transcript wire format, which the core parses (one message per JSON line).
-    let transcript: String = args
-        .messages
-        .iter()
-        .map(|m| {
-            let role = match m.role {
-                ChatRole::User => "user",
-                ChatRole::Assistant => "assistant",
-            };
-            format!("{}\n", serde_json::json!({ "role": role, "content": m.content }))
-        })
-        .collect();
-    let extraction = Extraction {
-        transcript: &transcript,
-        source: "the messages",
-        conversation: args.conversation,
-        written: &[],
-        main_agent: true,
-        utc_offset_minutes: memory.ctx.utc_offset(None),
-    };
-    let on_call = per_call(progress, "asking the model, round");
-    let report = extract(&memory.ctx, &target, &extraction, model, on_call)?;
-    let operations: Vec<Operation> = report.operations.into_iter().map(Operation::from_report).collect();
-    let skipped = report.skipped.map(|s| s.as_str().to_string());
-    let first = match (&skipped, operations.is_empty()) {
-        (Some(why), _) => Some(format!("Nothing extracted ({why}).")),
-        (None, true) => Some("Nothing worth remembering in what is new.".to_string()),
-        (None, false) => None,
-    };
-    let text = operations_text(first, &operations, &report.diagnostics);
-    let facts = ExtractAnswer { skipped, cursor: report.cursor, operations, notes: report.diagnostics };
     Ok(Answer::new(text, &facts))
 }
 

@@ -2,7 +2,7 @@
 //! the model or embeddings model asked through the host on the way, the receipt kept, and the
 //! answer worded once for every host (the MCP server, the editor's tool).
 
-use super::{RecallArgs, ToolAnswer, ToolCall, refusal};
+use super::{Asked, RecallArgs, ToolAnswer, ToolCall, follow};
 use crate::base::error::Result;
 use crate::base::fs::Fs;
 use crate::base::model::{Reply, Step};
@@ -14,7 +14,7 @@ use serde_json::json;
 
 /// What a recall call keeps while recall asks: recall's own state inside.
 #[derive(Clone, Serialize, Deserialize)]
-struct State {
+pub(super) struct State {
     recall: String,
     target: Target,
     now_ms: i64,
@@ -42,52 +42,35 @@ pub(super) fn start(fs: &dyn Fs, call: &ToolCall, args: RecallArgs) -> Result<St
         given_to: call.given_to.clone(),
         notes: call.notes.clone(),
     };
-    Ok(follow(fs, step, state))
+    Ok(next(fs, step, state))
 }
 
-pub(super) fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<ToolAnswer>> {
-    let state: State = crate::base::model::state("tool call", state)?;
-    let step = match recall::resume(fs, &state.recall, reply) {
-        Ok(step) => step,
-        Err(e) => return Ok(Step::Done(refusal(e))),
-    };
-    Ok(follow(fs, step, state))
+pub(super) fn resume(fs: &dyn Fs, state: State, reply: Reply) -> Result<Step<ToolAnswer>> {
+    let step = recall::resume(fs, &state.recall, reply)?;
+    Ok(next(fs, step, state))
 }
 
 /// Passes recall's questions on with the call's state around theirs; once it is done, keeps
 /// the receipt and words the answer.
-fn follow(fs: &dyn Fs, step: Step<RecallResult>, state: State) -> Step<ToolAnswer> {
-    let wrap = |recall: String| {
-        let state = State { recall, ..state.clone() };
-        serde_json::to_string(&state).expect("states always serialise")
-    };
-    match step {
-        Step::Ask(mut call) => {
-            call.state = wrap(call.state);
-            Step::Ask(call)
-        }
-        Step::Embed(mut call) => {
-            call.state = wrap(call.state);
-            Step::Embed(call)
-        }
-        Step::Done(mut result) => {
-            result.diagnostics.extend(state.notes.iter().cloned());
-            if let Some(client) = &state.given_to {
-                let receipt = Receipt {
-                    at_ms: state.now_ms,
-                    client: client.clone(),
-                    session: None,
-                    kind: "tool".into(),
-                    memories: result.attachments.iter().map(|a| a.path.clone()).collect(),
-                    bytes: result.attachments.iter().map(|a| a.text.len() as u32).sum(),
-                };
-                if let Err(e) = record_for(fs, &state.target, &receipt) {
-                    result.diagnostics.push(format!("the receipt could not be kept: {e}"));
-                }
+fn next(fs: &dyn Fs, step: Step<RecallResult>, state: State) -> Step<ToolAnswer> {
+    let wrap = |recall| Asked::Recall(State { recall, ..state.clone() });
+    follow(step, wrap, |mut result| {
+        result.diagnostics.extend(state.notes.iter().cloned());
+        if let Some(client) = &state.given_to {
+            let receipt = Receipt {
+                at_ms: state.now_ms,
+                client: client.clone(),
+                session: None,
+                kind: "tool".into(),
+                memories: result.attachments.iter().map(|a| a.path.clone()).collect(),
+                bytes: result.attachments.iter().map(|a| a.text.len() as u32).sum(),
+            };
+            if let Err(e) = record_for(fs, &state.target, &receipt) {
+                result.diagnostics.push(format!("the receipt could not be kept: {e}"));
             }
-            Step::Done(word(result))
         }
-    }
+        word(result)
+    })
 }
 
 /// The memories as the model reads them, each in its wrapper, or why there are none; then the
