@@ -344,6 +344,7 @@ mod component {
                 W::Write => plan::Operation::Write,
                 W::WriteShared => plan::Operation::WriteShared,
                 W::Hook => plan::Operation::Hook,
+                W::Check => plan::Operation::Check,
             };
             plan::plan(&HostFs, operation, &core_target(target)).map_err(wit_error)
         }
@@ -714,6 +715,7 @@ mod component {
                         .collect(),
                 })
                 .collect(),
+            text: report.text,
         }
     }
 
@@ -1184,6 +1186,7 @@ mod component {
             dirty: r.dirty,
             last_sync_ms: r.last_sync_ms,
             history: r.history,
+            text: r.text,
         }
     }
 
@@ -1205,6 +1208,7 @@ mod component {
                 plan::Operation::Write => W::Write,
                 plan::Operation::WriteShared => W::WriteShared,
                 plan::Operation::Hook => W::Hook,
+                plan::Operation::Check => W::Check,
             })
         }
 
@@ -1220,6 +1224,7 @@ mod component {
                 embeddings: call.embeddings,
                 given_to: call.given_to,
                 notes: call.notes,
+                host_name: call.host_name,
             };
             crate::agents::calls::call(&HostFs, &call).map(wit_tool_step).map_err(wit_error)
         }
@@ -1229,10 +1234,24 @@ mod component {
                 .map(wit_tool_step)
                 .map_err(wit_error)
         }
+
+        fn resume_git(
+            state: String,
+            output: crate::base::git::GitOutput,
+        ) -> Result<ex::tools::ToolStep, wit::Error> {
+            crate::agents::calls::resume_git(&HostFs, &state, output).map(wit_tool_step).map_err(wit_error)
+        }
     }
 
-    fn wit_tool_step(step: Step<crate::agents::calls::ToolAnswer>) -> ex::tools::ToolStep {
-        model_step!(ex::tools::ToolStep, step, std::convert::identity, embeds)
+    fn wit_tool_step(step: crate::agents::calls::ToolStep) -> ex::tools::ToolStep {
+        use crate::agents::calls::ToolStep as S;
+        use ex::tools::ToolStep as W;
+        match step {
+            S::Ask(call) => W::Ask(wit_call(call)),
+            S::Embed(c) => W::Embed(ex::model::EmbedCall { texts: c.texts, state: c.state, call: c.call }),
+            S::Run(call) => W::Run(call),
+            S::Done(answer) => W::Done(answer),
+        }
     }
 }
 
@@ -1409,6 +1428,7 @@ mod table {
             "tools.operation-of" => json!(crate::agents::calls::operation_of(&s(0)?)),
             "tools.call" => wit(crate::agents::calls::call(fs, &de(func, arg(0))?)),
             "tools.resume" => wit(crate::agents::calls::resume(fs, &s(0)?, de(func, arg(1))?)),
+            "tools.resume-git" => wit(crate::agents::calls::resume_git(fs, &s(0)?, de(func, arg(1))?)),
             "tools.offered" => {
                 let all: bool = de(func, arg(2))?;
                 wit(instructions::status(fs, &s(0)?, &de::<Vec<(String, String)>>(func, arg(1))?)

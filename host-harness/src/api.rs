@@ -403,17 +403,18 @@ pub trait Core {
     fn tool_operation(&mut self, name: &str) -> Result<Option<memdir_core::plan::Operation>> {
         plain(self, "tools.operation-of", args![name])
     }
-    /// A tool call: the text, the structured content and the error flag, once recall has asked
-    /// what it asks (drive it with [`crate::steps::drive_with`] and [`Core::tool_resume`]).
-    fn tool_call(
-        &mut self,
-        call: &memdir_core::calls::ToolCall,
-    ) -> Result<Step<memdir_core::calls::ToolAnswer>> {
+    /// A tool call's first step: the answer, or the model, the embeddings model or git to ask
+    /// first (drive it with [`crate::steps::drive_tool`]).
+    fn tool_call(&mut self, call: &memdir_core::calls::ToolCall) -> Result<memdir_core::calls::ToolStep> {
         outcome(self, "tools.call", args![call])
     }
     /// Resumes a tool call that asked the model or the embeddings model.
-    fn tool_resume(&mut self, state: &str, reply: Reply) -> Result<Step<memdir_core::calls::ToolAnswer>> {
+    fn tool_resume(&mut self, state: &str, reply: Reply) -> Result<memdir_core::calls::ToolStep> {
         outcome(self, "tools.resume", args![state, reply])
+    }
+    /// Resumes a tool call that ran git.
+    fn tool_resume_git(&mut self, state: &str, output: GitOutput) -> Result<memdir_core::calls::ToolStep> {
+        outcome(self, "tools.resume-git", args![state, output])
     }
 }
 

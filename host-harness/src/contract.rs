@@ -109,7 +109,7 @@ pub mod time {
 }
 /// `tools`: one tool of the catalog, and what a project is offered.
 pub mod tools {
-    pub use memdir_core::calls::{ToolAnswer, ToolCall};
+    pub use memdir_core::calls::{ToolAnswer, ToolCall, ToolStep};
     pub use memdir_core::tools::{Offer, Tool};
 }
 /// `writer`: a save.

@@ -5,8 +5,9 @@
 
 use crate::error::Result;
 use crate::llm::{Embedder, Model};
+use memdir_core::calls::{ToolAnswer, ToolStep};
 use memdir_core::git::{GitCommand, GitOutput, GitStep};
-use memdir_core::model::{ModelCall, Reply, Step};
+use memdir_core::model::{EmbedCall, ModelCall, Reply, Step};
 
 /// Runs a workflow from its first step to its result. `progress(call)` is told of each model
 /// call before it is made.
@@ -57,24 +58,65 @@ pub fn drive_with<T>(
             Step::Done(result) => return Ok(result),
             Step::Ask(call) => {
                 progress(&call);
-                let reply = match model.as_deref_mut() {
-                    Some(model) => model
-                        .complete(&call.request)
-                        .map_or_else(|e| Reply::Failed(e.to_string()), Reply::Text),
-                    None => Reply::Failed("no model is configured".into()),
-                };
-                resume(&call.state, reply)?
+                resume(&call.state, ask_model(model.as_deref_mut(), &call))?
             }
-            Step::Embed(call) => {
-                let reply = match embedder.as_deref_mut() {
-                    Some(embedder) => {
-                        let failed = |e| Reply::Failed(format!("embeddings: {e}"));
-                        embedder.embed(&call.texts).map_or_else(failed, Reply::Vectors)
-                    }
-                    None => Reply::Failed("no embeddings model is configured".into()),
-                };
-                resume(&call.state, reply)?
+            Step::Embed(call) => resume(&call.state, ask_embedder(embedder.as_deref_mut(), &call))?,
+        };
+    }
+}
+
+/// The model's reply to `call`, or its failure (the core decides what a failure means).
+fn ask_model<'m>(model: Option<&mut (dyn Model + 'm)>, call: &ModelCall) -> Reply {
+    match model {
+        Some(model) => {
+            model.complete(&call.request).map_or_else(|e| Reply::Failed(e.to_string()), Reply::Text)
+        }
+        None => Reply::Failed("no model is configured".into()),
+    }
+}
+
+/// The embeddings model's vectors for `call`, or its failure.
+fn ask_embedder<'e>(embedder: Option<&mut (dyn Embedder + 'e)>, call: &EmbedCall) -> Reply {
+    match embedder {
+        Some(embedder) => {
+            let failed = |e| Reply::Failed(format!("embeddings: {e}"));
+            embedder.embed(&call.texts).map_or_else(failed, Reply::Vectors)
+        }
+        None => Reply::Failed("no embeddings model is configured".into()),
+    }
+}
+
+/// Who answers a tool call's steps: the model and the embeddings model (none: the step is
+/// resumed as failed), git, and who hears of each model call.
+pub struct Answerers<'a> {
+    /// The model the dream, extraction and recall ask.
+    pub model: Option<&'a mut dyn Model>,
+    /// The embeddings model recall asks.
+    pub embedder: Option<&'a mut dyn Embedder>,
+    /// Runs a git command check or team sync asks for (usually [`crate::git::run_command`]).
+    pub git: &'a mut dyn FnMut(&GitCommand) -> GitOutput,
+    /// Told of each model call before it is made.
+    pub progress: &'a mut dyn FnMut(&ModelCall),
+}
+
+/// Runs a tool call (`tools.call`) from its first step to the answer on `core`, which made it.
+pub fn drive_tool(
+    core: &mut dyn crate::api::Core,
+    first: ToolStep,
+    mut by: Answerers<'_>,
+) -> Result<ToolAnswer> {
+    let mut step = first;
+    loop {
+        step = match step {
+            ToolStep::Done(answer) => return Ok(answer),
+            ToolStep::Ask(call) => {
+                (by.progress)(&call);
+                core.tool_resume(&call.state, ask_model(by.model.as_deref_mut(), &call))?
             }
+            ToolStep::Embed(call) => {
+                core.tool_resume(&call.state, ask_embedder(by.embedder.as_deref_mut(), &call))?
+            }
+            ToolStep::Run(call) => core.tool_resume_git(&call.state, (by.git)(&call.command))?,
         };
     }
 }

@@ -772,7 +772,7 @@ test("progress: memory_check reports while it runs", async () => {
     });
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(checked.structuredContent.memories, 1);
-    assert.match(progress[0]?.message ?? "", /checking/);
+    assert.match(progress[0]?.message ?? "", /Check the memories/);
   } finally {
     await client.close();
   }

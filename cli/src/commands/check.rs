@@ -1,7 +1,7 @@
 //! `memdir check`: what has drifted in a memory directory (issue 14 item 3, issue 18).
 
 use crate::context::{Context, Failure, Outcome, absolute};
-use crate::ops::check::{inspect, render};
+use crate::ops::check::inspect;
 use crate::ops::target::Target;
 use memdir_harness::contract::check::{CheckReport, Severity};
 use std::io::Write;
@@ -56,7 +56,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         for proposal in &proposed {
             writeln!(out, "review: {proposal}")?;
         }
-        write!(out, "{}", render(&report))?;
+        write!(out, "{}", report.text)?;
     }
     if !report.failed() {
         return Ok(());

@@ -17,7 +17,6 @@
 //! (`client`); otherwise `--llm`, else the offline selector. Memory files changing on disk reach
 //! the client as resource notifications (`watch`).
 
-mod answers;
 mod client;
 mod framing;
 mod tools;

@@ -3,7 +3,7 @@
 
 use crate::context::{Context, Failure, Outcome};
 use crate::ops::target::Target;
-use crate::ops::team::{drive, render};
+use crate::ops::team::drive;
 use memdir_harness::contract::team::{Action, InitOptions, LogOptions, Which};
 use memdir_harness::contract::time::iso_millis;
 use std::io::Write;
@@ -94,7 +94,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write) -> Outcome {
         serde_json::to_writer_pretty(&mut *out, &json).map_err(std::io::Error::from)?;
         writeln!(out)?;
     } else if report.history.is_empty() {
-        write!(out, "{}", render(&report))?;
+        write!(out, "{}", report.text)?;
     } else {
         // Commits are teammates' text: shown with control characters escaped, like memories.
         let escape = memdir_harness::contract::text::escape_controls;

@@ -21,7 +21,7 @@ pub struct Args {
     /// instructions, and the size of the text a model reads.
     #[arg(long)]
     pub json: bool,
-    /// Answer a call of this tool (recall, index, list, save, forget, the daily log, instructions, the dream, extraction), as an agent's
+    /// Answer a call of this tool, as an agent's
     /// call through MCP or an editor is answered: the text, or with --json the whole answer.
     /// Exit 1 when the tool refuses.
     #[arg(long, value_name = "NAME")]

@@ -28,29 +28,3 @@ pub fn inspect(ctx: &Context, cwd: &str, memory_dir: Option<String>) -> Result<C
     )?;
     Ok(report)
 }
-
-/// The report as text: one line per finding (`PATH[:LINE]  SEVERITY  KIND  MESSAGE`), then a
-/// count.
-pub fn render(report: &CheckReport) -> String {
-    let mut out = String::new();
-    if report.recovered > 0 {
-        out.push_str(&format!("finished an interrupted write ({} files)\n", report.recovered));
-    }
-    for f in &report.findings {
-        let at = f.line.map_or(f.path.clone(), |line| format!("{}:{line}", f.path));
-        out.push_str(&format!("{at}  {}  {}  {}\n", name(f.severity), name(f.kind), f.message));
-    }
-    let (m, f) = (report.memories as usize, report.findings.len());
-    let plural = |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
-    out.push_str(&format!(
-        "{m} {}, {f} {}\n",
-        plural(m, "memory", "memories"),
-        plural(f, "finding", "findings")
-    ));
-    out
-}
-
-/// The kebab-case name serde gives a value (`missing-citation`, `warning`).
-pub fn name(value: impl serde::Serialize) -> String {
-    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-}

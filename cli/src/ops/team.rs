@@ -47,7 +47,7 @@ pub fn drive(
 
 /// This machine's name, for conflict copies and commit messages: `MEMDIR_HOST_NAME` (tests,
 /// and people whose machines share a name), then the system's.
-fn host_name(ctx: &Context) -> String {
+pub fn host_name(ctx: &Context) -> String {
     if let Some(name) = ctx.var("MEMDIR_HOST_NAME").or(ctx.var("COMPUTERNAME")).filter(|n| !n.is_empty()) {
         return name.to_string();
     }
@@ -77,36 +77,4 @@ pub fn summary(r: &Report) -> String {
         parts.push("pushed".into());
     }
     if parts.is_empty() { "up to date".into() } else { parts.join(", ") }
-}
-
-/// The report as text.
-pub fn render(r: &Report) -> String {
-    let mut out = format!("{} ↔ {} ({})\n", r.dir, r.remote.as_deref().unwrap_or("no remote"), r.branch);
-    if let Some(why) = &r.skipped {
-        out.push_str(&format!("skipped: {why}\n"));
-    }
-    if let Some(subject) = &r.committed {
-        out.push_str(&format!("committed: {subject}\n"));
-    }
-    if !r.received.is_empty() {
-        out.push_str(&format!("received: {}\n", r.received.join(", ")));
-    }
-    for c in &r.conflicts {
-        out.push_str(&format!("conflict: {}\n", c.message));
-    }
-    if r.pushed {
-        out.push_str("pushed\n");
-    }
-    let last =
-        r.last_sync_ms.map(memdir_harness::contract::time::iso_millis).unwrap_or_else(|| "never".into());
-    out.push_str(&format!(
-        "ahead {}, behind {}, dirty {}; last sync {last}\n",
-        r.ahead,
-        r.behind,
-        r.dirty.len()
-    ));
-    for file in &r.dirty {
-        out.push_str(&format!("  dirty: {file}\n"));
-    }
-    out
 }

@@ -1,6 +1,6 @@
 //! A tool call the core answers (issue 45), as the MCP server and `memdir tools --call` make
-//! it: one core instance, granted what the core plans for the tool; recall's questions to the
-//! model or the embeddings model asked on the way.
+//! it: one core instance, granted what the core plans for the tool; what the call asks on the
+//! way (the model, the embeddings model, git) answered here.
 
 use super::recall::recall_embedder;
 use super::target::Target;
@@ -10,7 +10,7 @@ use memdir_harness::contract::model::ModelCall;
 use memdir_harness::contract::plan::Operation;
 use memdir_harness::contract::tools::{ToolAnswer, ToolCall};
 use memdir_harness::llm;
-use memdir_harness::steps::drive_with;
+use memdir_harness::steps::{Answerers, drive_tool};
 
 /// What the core said of the call's arguments: they do not fit the tool's schema (the inner
 /// error), or they did and this is the answer (a tool that refuses is one with `is_error`),
@@ -59,15 +59,26 @@ pub fn answer(
         embeddings: embedder.as_ref().map(|e| e.label()),
         given_to: asking.given_to,
         notes,
+        host_name: super::team::host_name(ctx),
     };
     let first = match core.tool_call(&call) {
         Ok(step) => step,
         Err(e) => return Ok(Err(Failure::input(e.to_string()))),
     };
-    let embedder = embedder.as_deref_mut().map(|e| e as &mut dyn llm::Embedder);
-    let resume = |state: &str, reply| core.tool_resume(state, reply);
-    let mut progress = asking.progress;
-    let on_call = |call: &ModelCall| progress.as_mut().map_or((), |p| p(call));
-    let answer = drive_with(first, asking.model, embedder, resume, on_call)?;
+    let mut git = memdir_harness::git::run_command;
+    let mut told = asking.progress;
+    let mut progress = |call: &ModelCall| {
+        if let Some(tell) = told.as_mut() {
+            tell(call)
+        }
+    };
+    let mut model = asking.model;
+    let answerers = Answerers {
+        model: model.as_mut().map(|m| &mut **m as &mut dyn llm::Model),
+        embedder: embedder.as_deref_mut().map(|e| e as &mut dyn llm::Embedder),
+        git: &mut git,
+        progress: &mut progress,
+    };
+    let answer = drive_tool(&mut *core, first, answerers)?;
     Ok(Ok((answer, operation)))
 }

@@ -11,7 +11,8 @@
 
 use crate::base::error::{Error, Result};
 use crate::base::fs::{Fs, join};
-use crate::base::model::{Reply, Step};
+use crate::base::git::{GitCall, GitOutput, GitStep};
+use crate::base::model::{EmbedCall, ModelCall, Reply, Step};
 use crate::context::plan::Operation;
 use crate::context::scope::Scope;
 use crate::context::target::Target;
@@ -22,6 +23,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+mod git_tools;
 mod recall_tool;
 mod workflows;
 
@@ -52,6 +54,8 @@ pub struct ToolCall {
     /// What the host has to say about the call (an embeddings model it could not set up),
     /// passed on among a recall's notes.
     pub notes: Vec<String>,
+    /// This machine's name, for a team sync's commit and conflict copies.
+    pub host_name: String,
 }
 
 /// A tool's answer.
@@ -69,6 +73,20 @@ pub struct ToolAnswer {
     pub session: Option<String>,
 }
 
+/// One step of a call: the model, the embeddings model or git to ask, or the answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "tag", content = "val", rename_all = "kebab-case")]
+pub enum ToolStep {
+    /// Ask the model, then [`resume`].
+    Ask(ModelCall),
+    /// Ask the embeddings model, then [`resume`].
+    Embed(EmbedCall),
+    /// Run git, then [`resume_git`] with its output.
+    Run(GitCall),
+    /// Finished.
+    Done(ToolAnswer),
+}
+
 /// What a call of `name` may read and write, for `paths.plan`; `None` for a tool this module
 /// does not answer.
 pub fn operation_of(name: &str) -> Option<Operation> {
@@ -77,7 +95,8 @@ pub fn operation_of(name: &str) -> Option<Operation> {
         "memory_save" | "memory_forget" => Some(Operation::WriteShared),
         "memory_log" => Some(Operation::Write),
         "memory_recall" => Some(Operation::Recall),
-        "memory_dream" | "memory_extract" => Some(Operation::Write),
+        "memory_dream" | "memory_extract" | "memory_team_sync" => Some(Operation::Write),
+        "memory_check" => Some(Operation::Check),
         _ => None,
     }
 }
@@ -85,20 +104,28 @@ pub fn operation_of(name: &str) -> Option<Operation> {
 /// Answers `call`, or asks the host's model on the way (only `memory_recall` does). An unknown
 /// tool, one this module does not answer, or arguments that do not fit the tool's schema are
 /// an error; a tool that refuses is an answer with `is_error`.
-pub fn call(fs: &dyn Fs, call: &ToolCall) -> Result<Step<ToolAnswer>> {
+pub fn call(fs: &dyn Fs, call: &ToolCall) -> Result<ToolStep> {
     // Arguments that do not fit are the caller's error; what the tool then refuses is its answer.
     let answered = match call.name.as_str() {
         "memory_recall" => {
             let a = args::<RecallArgs>(call)?;
-            return Ok(recall_tool::start(fs, call, a).unwrap_or_else(|e| Step::Done(refusal(e))));
+            return Ok(recall_tool::start(fs, call, a).unwrap_or_else(refused));
         }
         "memory_dream" => {
             args::<NoArgs>(call)?;
-            return Ok(workflows::dream(fs, call).unwrap_or_else(|e| Step::Done(refusal(e))));
+            return Ok(workflows::dream(fs, call).unwrap_or_else(refused));
         }
         "memory_extract" => {
             let a = args::<workflows::ExtractArgs>(call)?;
-            return Ok(workflows::extract(fs, call, a).unwrap_or_else(|e| Step::Done(refusal(e))));
+            return Ok(workflows::extract(fs, call, a).unwrap_or_else(refused));
+        }
+        "memory_check" => {
+            args::<NoArgs>(call)?;
+            return Ok(git_tools::check(fs, call).unwrap_or_else(refused));
+        }
+        "memory_team_sync" => {
+            let a = args::<git_tools::TeamSyncArgs>(call)?;
+            return Ok(git_tools::team_sync(fs, call, a).unwrap_or_else(refused));
         }
         "memory_index" => args::<NoArgs>(call).map(|_| index(fs, call))?,
         "memory_list" => args::<NoArgs>(call).map(|_| list(fs, call))?,
@@ -114,18 +141,33 @@ pub fn call(fs: &dyn Fs, call: &ToolCall) -> Result<Step<ToolAnswer>> {
             )));
         }
     };
-    Ok(Step::Done(answered.unwrap_or_else(refusal)))
+    Ok(ToolStep::Done(answered.unwrap_or_else(refusal)))
 }
 
 /// Goes on with a call that asked the host's model or embeddings model; `state` is the step's,
 /// unchanged. What the workflow then fails on is the tool's refusal.
-pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<ToolAnswer>> {
+pub fn resume(fs: &dyn Fs, state: &str, reply: Reply) -> Result<ToolStep> {
     let step = match crate::base::model::state("tool call", state)? {
         Asked::Recall(state) => recall_tool::resume(fs, state, reply),
         Asked::Dream { state } => workflows::resume_dream(fs, &state, reply),
         Asked::Extract { state } => workflows::resume_extract(fs, &state, reply),
+        Asked::Check { .. } | Asked::TeamSync { .. } => Err(Error::InvalidInput(
+            "this call ran git: resume it with git's output (tools.resume-git)".into(),
+        )),
     };
-    Ok(step.unwrap_or_else(|e| Step::Done(refusal(e))))
+    Ok(step.unwrap_or_else(refused))
+}
+
+/// Goes on with a call that ran git; `state` is the step's, unchanged.
+pub fn resume_git(fs: &dyn Fs, state: &str, output: GitOutput) -> Result<ToolStep> {
+    let step = match crate::base::model::state("tool call", state)? {
+        Asked::Check { state } => git_tools::resume_check(fs, &state, output),
+        Asked::TeamSync { state } => git_tools::resume_team_sync(fs, &state, output),
+        Asked::Recall(_) | Asked::Dream { .. } | Asked::Extract { .. } => Err(Error::InvalidInput(
+            "this call asked a model: resume it with the model's reply (tools.resume)".into(),
+        )),
+    };
+    Ok(step.unwrap_or_else(refused))
 }
 
 /// What a call that asked keeps: its tool, and the workflow's own state inside.
@@ -135,26 +177,39 @@ enum Asked {
     Recall(recall_tool::State),
     Dream { state: String },
     Extract { state: String },
+    Check { state: String },
+    TeamSync { state: String },
 }
 
-/// Passes a workflow's question on with its state wrapped by `wrap`; once it is done, `done`
-/// words the answer.
-fn follow<T>(
-    step: Step<T>,
-    wrap: impl Fn(String) -> Asked,
-    done: impl FnOnce(T) -> ToolAnswer,
-) -> Step<ToolAnswer> {
+/// Passes a model workflow's question on with its state wrapped by `wrap`; once it is done,
+/// `done` words the answer.
+fn follow<T>(step: Step<T>, wrap: impl Fn(String) -> Asked, done: impl FnOnce(T) -> ToolAnswer) -> ToolStep {
     let state = |inner| serde_json::to_string(&wrap(inner)).expect("states always serialise");
     match step {
         Step::Ask(mut call) => {
             call.state = state(call.state);
-            Step::Ask(call)
+            ToolStep::Ask(call)
         }
         Step::Embed(mut call) => {
             call.state = state(call.state);
-            Step::Embed(call)
+            ToolStep::Embed(call)
         }
-        Step::Done(result) => Step::Done(done(result)),
+        Step::Done(result) => ToolStep::Done(done(result)),
+    }
+}
+
+/// [`follow`] for a workflow that runs git.
+fn follow_git<T>(
+    step: GitStep<T>,
+    wrap: impl Fn(String) -> Asked,
+    done: impl FnOnce(T) -> ToolAnswer,
+) -> ToolStep {
+    match step {
+        GitStep::Run(mut call) => {
+            call.state = serde_json::to_string(&wrap(call.state)).expect("states always serialise");
+            ToolStep::Run(call)
+        }
+        GitStep::Done(result) => ToolStep::Done(done(result)),
     }
 }
 
@@ -175,6 +230,11 @@ impl From<NoModel> for Error {
 /// What the tool refused, as its answer: the model reads why and may try again.
 fn refusal(e: Error) -> ToolAnswer {
     ToolAnswer { text: e.to_string(), structured: "{}".into(), is_error: true, session: None }
+}
+
+/// [`refusal`], as the call's last step.
+fn refused(e: Error) -> ToolStep {
+    ToolStep::Done(refusal(e))
 }
 
 fn args<T: DeserializeOwned>(call: &ToolCall) -> Result<T> {

@@ -28,6 +28,9 @@ pub enum Operation {
     /// project's memory directory, which is created only when user-wide or group memory is on (a
     /// project with no memory of its own still recalls those).
     Hook,
+    /// A check: the project's memory directory writable when it exists, to finish a write a
+    /// killed writer left half-done; never created.
+    Check,
 }
 
 /// The roots a host grants: `read` read-only, `write` read-write. The host creates each `write`
@@ -63,6 +66,7 @@ pub fn plan(fs: &dyn Fs, operation: Operation, target: &Target) -> Result<Grant>
         Operation::Write => vec![own],
         Operation::WriteShared => std::iter::once(own).chain(shared).collect(),
         Operation::Recall => std::iter::once(own).chain(shared).filter(is_dir).collect(),
+        Operation::Check => std::iter::once(own).filter(is_dir).collect(),
         Operation::Hook => {
             let keeps_sessions = is_dir(&own) || !shared.is_empty();
             let own = keeps_sessions.then_some(own);

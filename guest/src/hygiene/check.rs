@@ -140,6 +140,9 @@ pub struct CheckReport {
     pub recovered: u32,
     /// Each memory's evidence: what it cites and what was found, for those that cite anything.
     pub evidence: Vec<MemoryEvidence>,
+    /// The report as a person reads it: one line per finding, then a count (what `memdir
+    /// check` prints and `memory_check` answers).
+    pub text: String,
 }
 
 /// What one memory cites, and the verdict.
@@ -245,7 +248,34 @@ pub fn check(fs: &dyn Fs, target: &Target, now_ms: i64, git: &GitFacts) -> Resul
         ));
     }
     report.findings.sort_by(|a, b| (&a.path, a.line, a.kind as u8).cmp(&(&b.path, b.line, b.kind as u8)));
+    report.text = render(&report);
     Ok(report)
+}
+
+/// `report` as text: one line per finding (`PATH[:LINE]  SEVERITY  KIND  MESSAGE`), then a
+/// count.
+fn render(report: &CheckReport) -> String {
+    let mut out = String::new();
+    if report.recovered > 0 {
+        out.push_str(&format!("finished an interrupted write ({} files)\n", report.recovered));
+    }
+    for f in &report.findings {
+        let at = f.line.map_or(f.path.clone(), |line| format!("{}:{line}", f.path));
+        out.push_str(&format!("{at}  {}  {}  {}\n", kebab(f.severity), kebab(f.kind), f.message));
+    }
+    let (m, f) = (report.memories as usize, report.findings.len());
+    let plural = |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+    out.push_str(&format!(
+        "{m} {}, {f} {}\n",
+        plural(m, "memory", "memories"),
+        plural(f, "finding", "findings")
+    ));
+    out
+}
+
+/// The kebab-case name the contract gives a value (`missing-citation`, `warning`).
+pub fn kebab(value: impl Serialize) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 
 /// A memory read whole, for the checks that need its body.

@@ -216,6 +216,45 @@ pub struct Report {
     /// The commits `log` found, newest first.
     #[serde(default)]
     pub history: Vec<super::history::Commit>,
+    /// The report as a person reads it (what `memdir team` prints and `memory_team_sync`
+    /// answers).
+    #[serde(default)]
+    pub text: String,
+}
+
+impl Report {
+    /// The report as text: the directory and its remote, what this run did, and where the
+    /// working copy stands.
+    fn render(&self) -> String {
+        let mut out =
+            format!("{} ↔ {} ({})\n", self.dir, self.remote.as_deref().unwrap_or("no remote"), self.branch);
+        if let Some(why) = &self.skipped {
+            out.push_str(&format!("skipped: {why}\n"));
+        }
+        if let Some(subject) = &self.committed {
+            out.push_str(&format!("committed: {subject}\n"));
+        }
+        if !self.received.is_empty() {
+            out.push_str(&format!("received: {}\n", self.received.join(", ")));
+        }
+        for c in &self.conflicts {
+            out.push_str(&format!("conflict: {}\n", c.message));
+        }
+        if self.pushed {
+            out.push_str("pushed\n");
+        }
+        let last = self.last_sync_ms.map(crate::base::time::iso_millis).unwrap_or_else(|| "never".into());
+        out.push_str(&format!(
+            "ahead {}, behind {}, dirty {}; last sync {last}\n",
+            self.ahead,
+            self.behind,
+            self.dirty.len()
+        ));
+        for file in &self.dirty {
+            out.push_str(&format!("  dirty: {file}\n"));
+        }
+        out
+    }
 }
 
 /// One step of a sync: a git command for the host to run (then [`resume`]), or the report.
@@ -295,8 +334,9 @@ fn advance(fs: &dyn Fs, mut state: State) -> Result<TeamStep> {
             return Ok(TeamStep::Run(GitCall { command, state }));
         }
         Err(Stop::Fail(e)) => Err(e),
-        Ok(report) => {
+        Ok(mut report) => {
             record_received(fs, &state, &report);
+            report.text = report.render();
             Ok(TeamStep::Done(report))
         }
     };

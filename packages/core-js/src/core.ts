@@ -78,6 +78,10 @@ export interface ToolAsking {
   embeddings?: { label: string; embed: Embed };
   /** Whom a recall's receipt names (`vscode:tool`); none keeps no receipt. */
   givenTo?: string;
+  /** This machine's name, for a team sync's commit (default: the system's). */
+  hostName?: string;
+  /** Runs the git commands check and team sync ask for (`runGitSync`). */
+  runGit?: (command: GitCommand) => GitOutput;
 }
 export type Verdict = ReturnType<Root["hook"]["judgeTurn"]>;
 export type LearnedEvent = Parameters<Root["hook"]["learned"]>[0];
@@ -391,11 +395,19 @@ export class MemoryCore {
       embeddings: asking.embeddings?.label,
       givenTo: asking.givenTo,
       notes: [],
+      hostName: asking.hostName ?? os.hostname(),
     };
-    const first = this.call("tools.call", grant, (r) => r.tools.call(call));
+    let step: ToolStep = this.call("tools.call", grant, (r) => r.tools.call(call));
+    // Git first (check, team sync), run here as the core asks; then the model's questions.
+    while (step.tag === "run") {
+      const { command, state } = step.val;
+      if (!asking.runGit) throw new Error(`${name} runs git: pass runGit (runGitSync) to callTool`);
+      const output = asking.runGit(command);
+      step = this.call("tools.resume-git", grant, (r) => r.tools.resumeGit(state, output));
+    }
     const resume = (state: string, reply: ModelReply) => this.call("tools.resume", grant, (r) => r.tools.resume(state, reply));
     const noModel = () => Promise.reject(new Error("no model"));
-    const answer = await drive(first, asking.ask ?? noModel, resume, () => {}, asking.embeddings?.embed);
+    const answer = await drive(step as Step<ToolAnswer>, asking.ask ?? noModel, resume as (state: string, reply: ModelReply) => Step<ToolAnswer>, () => {}, asking.embeddings?.embed);
     if (answer.session !== undefined && asking.session) asking.session.json = answer.session;
     return answer;
   }

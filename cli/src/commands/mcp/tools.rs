@@ -2,7 +2,6 @@
 //! the memories as resources, and the memory part of the system prompt as a prompt.
 
 use super::Memory;
-use super::answers::*;
 use super::client::Progress;
 use crate::context::{Failure, read_root};
 use crate::ops::whole_tree;
@@ -10,13 +9,9 @@ use memdir_harness::contract::Fs;
 use memdir_harness::contract::plan::Operation as Plan;
 use memdir_harness::contract::prompt::Options;
 use memdir_harness::contract::scan::INDEX_FILE;
-use memdir_harness::contract::switches::TeamSync;
-use memdir_harness::contract::team::{Action, Which};
 use memdir_harness::contract::tools::ToolAnswer;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{JsonObject, Resource, Tool, ToolAnnotations};
-use serde::Deserialize;
-use serde::de::DeserializeOwned;
 
 /// The one prompt: the memory part of the system prompt.
 pub const PROMPT_NAME: &str = "memory";
@@ -27,25 +22,6 @@ how to use and save memories, then MEMORY.md as loaded.";
 /// The status of a [`Failure`] whose call's arguments did not fit the tool's schema: the server
 /// answers it as a protocol error.
 pub const BAD_ARGUMENTS: i32 = 64;
-
-const CHECK: &str = "memory_check";
-const TEAM_SYNC: &str = "memory_team_sync";
-
-// The tools' arguments as the catalog's schemas name them (`guest/src/agents/tools.json`, where each
-// is described for the model); a field the schema does not name is refused.
-
-/// Tools that take no arguments.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NoArgs {}
-
-/// `memory_team_sync`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TeamSyncArgs {
-    #[serde(default)]
-    pub private: bool,
-}
 
 /// The tools, as `tools/list` shows them: the core's catalog (one name and text for every
 /// host), each with the `project` argument every call here may take, its annotations, and the
@@ -75,18 +51,20 @@ pub fn list(catalog: &[memdir_harness::contract::tools::Tool]) -> Vec<Tool> {
         .collect()
 }
 
-/// A tool call whose arguments have been checked.
-pub enum Call {
-    /// A tool the core answers (recall, index, list, save, forget, the daily log, instructions,
-    /// the dream, extraction), with its arguments as sent and its schema, for a refusal that
-    /// says what to send.
-    Answered {
-        name: String,
-        args: JsonObject,
-        schema: JsonObject,
-    },
-    Check,
-    TeamSync(TeamSyncArgs),
+/// A tool's answer as the core worded it: the text a model reads, and the same facts as
+/// structured content (the catalog's output schema, which the MCP SDK test checks).
+pub struct Answer {
+    pub text: String,
+    pub structured: serde_json::Value,
+}
+
+/// A call of a tool of the catalog, which the core answers whole (issue 45): its arguments as
+/// sent, its schema (for a refusal that says what to send) and its title (what progress says).
+pub struct Call {
+    name: String,
+    args: JsonObject,
+    schema: JsonObject,
+    title: String,
 }
 
 /// The argument that names the project a call is about.
@@ -110,8 +88,8 @@ pub fn project(name: &str, args: &mut JsonObject) -> Result<Option<String>, McpE
 }
 
 impl Call {
-    /// Checks a `tools/call`: an unknown tool or arguments that do not fit the schema are a
-    /// protocol error that says what to send.
+    /// Checks a `tools/call`: an unknown tool is a protocol error that names the tools; the
+    /// core checks the arguments.
     pub fn parse(name: &str, args: JsonObject, tools: &[Tool]) -> Result<Call, McpError> {
         let unknown = || {
             let names: Vec<_> = tools.iter().map(|t| t.name.as_ref()).collect();
@@ -120,52 +98,17 @@ impl Call {
                 None,
             )
         };
-        let schema = &tools.iter().find(|t| t.name == name).ok_or_else(unknown)?.input_schema;
-        Ok(match name {
-            CHECK => parse::<NoArgs>(name, args, schema).map(|_| Call::Check)?,
-            TEAM_SYNC => Call::TeamSync(parse(name, args, schema)?),
-            // The core answers the others whole, arguments and all (issue 45).
-            _ => Call::Answered { name: name.to_string(), args, schema: (**schema).clone() },
-        })
+        let tool = tools.iter().find(|t| t.name == name).ok_or_else(unknown)?;
+        let title = tool.title.clone().unwrap_or_else(|| name.to_string());
+        Ok(Call { name: name.to_string(), args, schema: (*tool.input_schema).clone(), title })
     }
 
-    /// Runs the call on the worker: the tool's answer, or its refusal.
-    /// Long calls (check, sync, dream) report `progress`.
+    /// Runs the call on the worker: the tool's answer, or its refusal. `progress` hears the
+    /// tool's title as it starts, and each model call a workflow makes.
     pub fn run(self, memory: &mut Memory, progress: &Progress) -> Result<Answer, Failure> {
-        match self {
-            Call::Answered { name, args, schema } => answered(memory, &name, args, &schema, progress),
-            Call::TeamSync(args) => {
-                progress.report(0, None, "syncing team memory through git");
-                team_sync(memory, args)
-            }
-            Call::Check => {
-                use crate::ops::check;
-                progress.report(0, None, "checking every memory against the project");
-                let report = check::inspect(&memory.ctx, &memory.cwd, None)?;
-                let findings = report
-                    .findings
-                    .iter()
-                    .map(|f| CheckFinding {
-                        path: f.path.clone(),
-                        line: f.line,
-                        severity: check::name(f.severity),
-                        kind: check::name(f.kind),
-                        message: f.message.clone(),
-                    })
-                    .collect();
-                Ok(Answer::new(check::render(&report), &CheckAnswer { memories: report.memories, findings }))
-            }
-        }
+        progress.report(0, None, self.title.clone());
+        answered(memory, &self.name, self.args, &self.schema, progress)
     }
-}
-
-fn parse<T: DeserializeOwned>(tool: &str, args: JsonObject, schema: &JsonObject) -> Result<T, McpError> {
-    serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| {
-        McpError::invalid_params(
-            format!("invalid arguments for {tool}: {e}. Send {}", describe(schema)),
-            Some(serde_json::json!({ "inputSchema": schema })),
-        )
-    })
 }
 
 /// "an object with query (string, required), recent_tools (array)" from an input schema: the
@@ -252,25 +195,6 @@ fn answered(
     }
     let structured = serde_json::from_str(&answer.structured).unwrap_or_default();
     Ok(Answer { text: answer.text, structured })
-}
-
-fn team_sync(memory: &Memory, args: TeamSyncArgs) -> Result<Answer, Failure> {
-    if memory.team_sync() == Some(TeamSync::Off) {
-        return Err(Failure::input(
-            "team sync is off (teamSync in the user's settings, or MEMDIR_TEAM_SYNC)",
-        ));
-    }
-    let which = if args.private { Which::Private } else { Which::Team };
-    let report = crate::ops::team::drive(&memory.ctx, &memory.target(), which, Action::Sync, None)?;
-    let text = crate::ops::team::render(&report);
-    let facts = TeamSyncAnswer {
-        dir: report.dir,
-        committed: report.committed,
-        received: report.received,
-        conflicts: report.conflicts.into_iter().map(|c| c.kept_as.unwrap_or(c.path)).collect(),
-        pushed: report.pushed,
-    };
-    Ok(Answer::new(text, &facts))
 }
 
 /// The memory part of the system prompt, with the MEMORY.md step.

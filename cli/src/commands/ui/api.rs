@@ -298,12 +298,7 @@ impl<'c> Workbench<'c> {
             .findings
             .iter()
             .filter(|f| f.path == path)
-            .map(|f| {
-                json!({
-                    "severity": crate::ops::check::name(f.severity), "kind": crate::ops::check::name(f.kind),
-                    "message": f.message, "line": f.line,
-                })
-            })
+            .map(|f| json!({ "severity": f.severity, "kind": f.kind, "message": f.message, "line": f.line }))
             .collect();
         Ok(json!({ "findings": findings, "checked_ms": self.ctx.now_ms(), "memories": report.memories }))
     }

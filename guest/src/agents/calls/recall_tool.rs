@@ -2,7 +2,7 @@
 //! the model or embeddings model asked through the host on the way, the receipt kept, and the
 //! answer worded once for every host (the MCP server, the editor's tool).
 
-use super::{Asked, RecallArgs, ToolAnswer, ToolCall, follow};
+use super::{Asked, RecallArgs, ToolAnswer, ToolCall, ToolStep, follow};
 use crate::base::error::Result;
 use crate::base::fs::Fs;
 use crate::base::model::{Reply, Step};
@@ -22,7 +22,7 @@ pub(super) struct State {
     notes: Vec<String>,
 }
 
-pub(super) fn start(fs: &dyn Fs, call: &ToolCall, args: RecallArgs) -> Result<Step<ToolAnswer>> {
+pub(super) fn start(fs: &dyn Fs, call: &ToolCall, args: RecallArgs) -> Result<ToolStep> {
     let input = recall::Input {
         target: call.target.clone(),
         query: args.query,
@@ -45,14 +45,14 @@ pub(super) fn start(fs: &dyn Fs, call: &ToolCall, args: RecallArgs) -> Result<St
     Ok(next(fs, step, state))
 }
 
-pub(super) fn resume(fs: &dyn Fs, state: State, reply: Reply) -> Result<Step<ToolAnswer>> {
+pub(super) fn resume(fs: &dyn Fs, state: State, reply: Reply) -> Result<ToolStep> {
     let step = recall::resume(fs, &state.recall, reply)?;
     Ok(next(fs, step, state))
 }
 
 /// Passes recall's questions on with the call's state around theirs; once it is done, keeps
 /// the receipt and words the answer.
-fn next(fs: &dyn Fs, step: Step<RecallResult>, state: State) -> Step<ToolAnswer> {
+fn next(fs: &dyn Fs, step: Step<RecallResult>, state: State) -> ToolStep {
     let wrap = |recall| Asked::Recall(State { recall, ..state.clone() });
     follow(step, wrap, |mut result| {
         result.diagnostics.extend(state.notes.iter().cloned());

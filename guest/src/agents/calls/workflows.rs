@@ -1,10 +1,10 @@
 //! `memory_dream` and `memory_extract` as tool calls: the workflow's model rounds asked through
 //! the host, and the operations it applied or refused worded once.
 
-use super::{Asked, NoModel, ToolAnswer, ToolCall, follow};
+use super::{Asked, NoModel, ToolAnswer, ToolCall, ToolStep, follow};
 use crate::base::error::{Error, Result};
 use crate::base::fs::Fs;
-use crate::base::model::{Reply, Step};
+use crate::base::model::Reply;
 use crate::writers::apply::OpReport;
 use crate::writers::dream::{self, DreamResult};
 use crate::writers::extract::{self, ExtractResult, Message, Role};
@@ -35,7 +35,7 @@ enum ChatRole {
 }
 
 /// Folds what is new in the daily logs into memories, with the host's model.
-pub(super) fn dream(fs: &dyn Fs, call: &ToolCall) -> Result<Step<ToolAnswer>> {
+pub(super) fn dream(fs: &dyn Fs, call: &ToolCall) -> Result<ToolStep> {
     if !call.target.resolve(fs)?.switches.daily_log {
         return Err(Error::InvalidInput(
             "daily-log mode is off for this project: there are no logs to fold (memories are saved \
@@ -54,12 +54,12 @@ pub(super) fn dream(fs: &dyn Fs, call: &ToolCall) -> Result<Step<ToolAnswer>> {
     Ok(follow(dream::start(fs, &input)?, |state| Asked::Dream { state }, word_dream))
 }
 
-pub(super) fn resume_dream(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<ToolAnswer>> {
+pub(super) fn resume_dream(fs: &dyn Fs, state: &str, reply: Reply) -> Result<ToolStep> {
     Ok(follow(dream::resume(fs, state, reply)?, |state| Asked::Dream { state }, word_dream))
 }
 
 /// Writer B over the messages the agent hands over, with the host's model.
-pub(super) fn extract(fs: &dyn Fs, call: &ToolCall, args: ExtractArgs) -> Result<Step<ToolAnswer>> {
+pub(super) fn extract(fs: &dyn Fs, call: &ToolCall, args: ExtractArgs) -> Result<ToolStep> {
     if !call.model {
         return Err(NoModel {
             what: "extraction",
@@ -91,7 +91,7 @@ pub(super) fn extract(fs: &dyn Fs, call: &ToolCall, args: ExtractArgs) -> Result
     Ok(follow(extract::start(fs, &input)?, |state| Asked::Extract { state }, word_extract))
 }
 
-pub(super) fn resume_extract(fs: &dyn Fs, state: &str, reply: Reply) -> Result<Step<ToolAnswer>> {
+pub(super) fn resume_extract(fs: &dyn Fs, state: &str, reply: Reply) -> Result<ToolStep> {
     Ok(follow(extract::resume(fs, state, reply)?, |state| Asked::Extract { state }, word_extract))
 }
 
