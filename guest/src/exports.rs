@@ -463,6 +463,30 @@ mod component {
         }
     }
 
+    fn core_file(f: ex::instructions::InstructionFile) -> instructions::InstructionFile {
+        use ex::instructions::FileType as W;
+        use instructions::FileType as C;
+        instructions::InstructionFile {
+            file_type: match f.file_type {
+                W::Managed => C::Managed,
+                W::User => C::User,
+                W::Project => C::Project,
+                W::Local => C::Local,
+                W::AutoMem => C::AutoMem,
+                W::TeamMem => C::TeamMem,
+                W::UserMem => C::UserMem,
+                W::GroupMem => C::GroupMem,
+            },
+            path: f.path,
+            content: f.content,
+            chars: f.chars as usize,
+            truncated: f.truncated,
+            imports: f.imports,
+            imported_by: f.imported_by,
+            diagnostics: f.diagnostics,
+        }
+    }
+
     /// Runs `f` on the core's view of a WIT load request.
     fn with_request<T>(
         r: ex::instructions::LoadRequest,
@@ -495,6 +519,10 @@ mod component {
             };
             let loaded = with_request(request, |r| instructions::load(&HostFs, r))?;
             Ok(prompt::render(&loaded, options))
+        }
+
+        fn render_file(file: ex::instructions::InstructionFile) -> String {
+            prompt::render_file(&core_file(file))
         }
 
         fn guidance(memory_dir: String, index_step: bool) -> String {
@@ -1332,6 +1360,7 @@ mod table {
                     }
                 }
             }
+            "instructions.render-file" => json!(prompt::render_file(&de(func, arg(0))?)),
             "instructions.guidance" => json!(prompt::guidance(&s(0)?, de(func, arg(1))?)),
             "instructions.approve-external" => wit(crate::context::approval::approve(fs, &s(0)?, &env(1)?)),
             "instructions.status" => wit(instructions::status(fs, &s(0)?, &env(1)?)

@@ -125,6 +125,10 @@ pub trait Core {
     fn prompt(&mut self, request: &Request<'_>, options: Options) -> Result<String> {
         outcome(self, "instructions.prompt", args![request, options])
     }
+    /// One loaded instruction file as the model reads it.
+    fn render_file(&mut self, file: &memdir_core::instructions::InstructionFile) -> Result<String> {
+        plain(self, "instructions.render-file", args![file])
+    }
     /// Approves imports from outside the project of `cwd` in `~/.claude.json`; returns the file.
     fn approve_external(&mut self, cwd: &str, env: &[(String, String)]) -> Result<String> {
         outcome(self, "instructions.approve-external", args![cwd, env])

@@ -73,10 +73,9 @@ pub mod plan {
 pub mod policy {
     pub use memdir_core::policy::TypePolicy;
 }
-/// `prompt`: the prompt's options, and one instruction file as the model reads it (a pure
-/// function of the loaded file: the CLI and MCP print what `instructions.load` returned).
+/// `prompt`: the prompt's options.
 pub mod prompt {
-    pub use memdir_core::prompt::{Options, render_file};
+    pub use memdir_core::prompt::Options;
 }
 /// `recall`: recall's input and result.
 pub mod recall {

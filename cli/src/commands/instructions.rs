@@ -49,7 +49,8 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
     // As the terminal agent does when it loads memory: a missing MEMORY.md is written from the
     // memory files first, then listed with the rest (issue 47, item 5), as `memdir prompt` shows it.
     rebuild_missing_index(ctx, resolved.request(ctx.env()).cwd, err)?;
-    let loaded = ctx.core(whole_tree()?)?.load_instructions(&resolved.request(ctx.env()))?;
+    let mut core = ctx.core(whole_tree()?)?;
+    let loaded = core.load_instructions(&resolved.request(ctx.env()))?;
     warn(&loaded, err)?;
     if args.json {
         let files: Vec<Json> = loaded
@@ -74,7 +75,7 @@ pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) 
             }
         }
         for f in &loaded.files {
-            out.write_all(memdir_harness::contract::prompt::render_file(f).as_bytes())?;
+            out.write_all(core.render_file(f)?.as_bytes())?;
         }
     }
     Ok(())
