@@ -28,7 +28,7 @@
 //! ```
 
 // The core in wings (issue 45, item 3), each layer importing only those before it:
-// base < format < context < retrieval, writers < sync, hygiene, agents < exports.
+// base < format < context < retrieval, writers < sync, hygiene < agents < exports.
 mod agents;
 mod base;
 mod context;
