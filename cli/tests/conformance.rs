@@ -392,7 +392,12 @@ fn run_case(dir: &Path, case: &Case, backend: &str, record: Option<Log>) -> (Out
     let subst = |s: &str| prepared.subst(s);
     let mut args = memdir(backend, &case.args);
     args.extend(case.args.iter().map(|a| subst(a)));
+    // This machine's name reaches the recorded calls (a tool call carries it for team sync):
+    // every case names the same one unless it names its own.
     let mut env: Vec<(String, String)> = vec![("HOME".into(), subst("{tmp}/home"))];
+    if !case.env.contains_key("MEMDIR_HOST_NAME") {
+        env.push(("MEMDIR_HOST_NAME".into(), "conformance".into()));
+    }
     env.extend(case.env.iter().map(|(k, v)| (k.clone(), subst(v))));
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let stdin = || Some(case.stdin.as_deref().map(subst).unwrap_or_default().into_bytes());

@@ -51,14 +51,22 @@ pub fn host_name(ctx: &Context) -> String {
     if let Some(name) = ctx.var("MEMDIR_HOST_NAME").or(ctx.var("COMPUTERNAME")).filter(|n| !n.is_empty()) {
         return name.to_string();
     }
-    ["/proc/sys/kernel/hostname", "/etc/hostname"]
-        .iter()
-        .find_map(|p| std::fs::read_to_string(p).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()))
-        .or_else(|| {
-            let out = std::process::Command::new("hostname").output().ok()?;
-            Some(String::from_utf8_lossy(&out.stdout).trim().to_string()).filter(|s| !s.is_empty())
+    // Read once per process: every tool call carries it, and the last resort spawns a program.
+    static SYSTEM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SYSTEM
+        .get_or_init(|| {
+            ["/proc/sys/kernel/hostname", "/etc/hostname"]
+                .iter()
+                .find_map(|p| {
+                    std::fs::read_to_string(p).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+                })
+                .or_else(|| {
+                    let out = std::process::Command::new("hostname").output().ok()?;
+                    Some(String::from_utf8_lossy(&out.stdout).trim().to_string()).filter(|s| !s.is_empty())
+                })
+                .unwrap_or_else(|| "host".into())
         })
-        .unwrap_or_else(|| "host".into())
+        .clone()
 }
 
 /// One line: what a sync did.

@@ -39,9 +39,9 @@ pub fn answer(
 ) -> Result<Answered, Failure> {
     let target = target.core_target(ctx)?;
     let mut core = ctx.core(whole_tree()?)?;
-    let operation = core
-        .tool_operation(name)?
-        .ok_or_else(|| Failure::input(format!("{name} is not a tool answered in one call")))?;
+    let operation = core.tool_operation(name)?.ok_or_else(|| {
+        Failure::input(format!("no tool is named {name:?} (memdir tools --all lists them)"))
+    })?;
     core.open(operation, &target)?;
     // A spec that does not parse costs the meaning, not the recall; the answer says so.
     let (mut embedder, notes) = match recall_embedder(ctx, None) {
