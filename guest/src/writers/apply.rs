@@ -6,6 +6,7 @@
 
 use crate::base::error::{Error, Result};
 use crate::base::fs::{Fs, join};
+use crate::base::text::escape_controls;
 use crate::context::policy::{WriteMode, WritePolicy};
 use crate::context::target::Target;
 use crate::format::memory_type::MemoryType;
@@ -74,6 +75,15 @@ pub struct OpReport {
     pub proposed: Option<String>,
 }
 
+impl OpReport {
+    /// The report of operation `kind` on `path`. The path is the model's own text and every
+    /// answer prints it, so it is kept escaped: a newline in it cannot start a line of its own
+    /// in what the agent or the terminal reads (a valid memory path has nothing to escape).
+    fn of(kind: &str, path: &str, rejected: Option<String>, proposed: Option<String>) -> OpReport {
+        OpReport { op: Op::of(kind), path: escape_controls(path), rejected, proposed }
+    }
+}
+
 /// Where operations land, and the clock for their dates.
 #[derive(Debug, Clone, Copy)]
 pub struct Landing<'a> {
@@ -123,7 +133,8 @@ pub fn apply_operations(
         .filter_map(|op| {
             let kind = op["op"].as_str().filter(|k| matches!(*k, "delete" | "update"))?;
             let path = op["path"].as_str().unwrap_or("");
-            matches!(mode(op), Some((_, WriteMode::Auto))).then(|| format!("{kind} {path}"))
+            matches!(mode(op), Some((_, WriteMode::Auto)))
+                .then(|| format!("{kind} {}", escape_controls(path)))
         })
         .collect();
     let refused = (valid.len() > caps.destructive).then(|| {
@@ -147,7 +158,7 @@ pub fn apply_operations(
         match mode(op) {
             Some((memory_type, WriteMode::Off)) => {
                 let rejected = Some(target.policy.refusal_of(memory_type));
-                reports.push(OpReport { op: Op::of(&kind), path, rejected, proposed: None });
+                reports.push(OpReport::of(&kind, &path, rejected, None));
                 continue;
             }
             Some((memory_type, WriteMode::Review)) => {
@@ -157,7 +168,7 @@ pub fn apply_operations(
                     Ok(id) => (Some(id), None),
                     Err(why) => (None, Some(why)),
                 };
-                reports.push(OpReport { op: Op::of(&kind), path, rejected, proposed });
+                reports.push(OpReport::of(&kind, &path, rejected, proposed));
                 continue;
             }
             _ => {}
@@ -175,7 +186,7 @@ pub fn apply_operations(
                 _ => caps.destructive = caps.destructive.saturating_sub(1),
             }
         }
-        reports.push(OpReport { op: Op::of(&kind), path, rejected, proposed: None });
+        reports.push(OpReport::of(&kind, &path, rejected, None));
     }
     (reports, diagnostics)
 }
@@ -240,7 +251,7 @@ pub fn apply_accepted(fs: &dyn Fs, target: &Landing<'_>, op: &Value) -> OpReport
     let kind = op["op"].as_str().unwrap_or("").to_string();
     let path = op["path"].as_str().unwrap_or("").to_string();
     let rejected = apply_one(fs, target, op, &kind, &path).err();
-    OpReport { op: Op::of(&kind), path, rejected, proposed: None }
+    OpReport::of(&kind, &path, rejected, None)
 }
 
 /// Deletions and overwrites one background run may make, at most (issue 18).
