@@ -510,10 +510,13 @@ fn a_turns_own_saves_are_the_memory_files_changed_since_it_began_on_both_backend
     let (home, repo) = (root.join("home"), root.join("repo"));
     fs::create_dir_all(&repo).unwrap();
     let env = vec![("HOME".to_string(), home.display().to_string())];
-    let memory = {
+    fs::create_dir_all(home.join(".claude")).unwrap();
+    fs::write(home.join(".claude/settings.json"), r#"{"userMemory": true}"#).unwrap();
+    let location = {
         let fs = ConfinedFs::new().grant_read("/").unwrap();
-        PathBuf::from(NativeCore::new(fs).locate(repo.to_str().unwrap(), &env).unwrap().memory_dir)
+        NativeCore::new(fs).locate(repo.to_str().unwrap(), &env).unwrap()
     };
+    let memory = PathBuf::from(&location.memory_dir);
     let began = 1_767_225_600_000_u64;
     write_memory(&memory, "old.md", began - 1);
     write_memory(&memory, "topic/new.md", began + 5);
@@ -533,5 +536,17 @@ fn a_turns_own_saves_are_the_memory_files_changed_since_it_began_on_both_backend
         // A project with no memory directory wrote nothing.
         let none = core.hook_written_since(elsewhere.to_str().unwrap(), &env, 0).unwrap();
         assert!(none.is_empty(), "{backend}: {none:?}");
+    }
+    // A shared folder that cannot be read (here a link to itself) is passed over: it does not
+    // cost the turn the saves found in its own memory.
+    let user = PathBuf::from(location.user_memory_dir.expect("userMemory is on"));
+    fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&user, &user).unwrap();
+    for backend in ["component", "native"] {
+        let fs = ConfinedFs::new().grant_read("/").unwrap();
+        let mut core: Box<dyn Core> =
+            if backend == "component" { Box::new(runtime.core(fs)) } else { Box::new(NativeCore::new(fs)) };
+        let written = core.hook_written_since(repo.to_str().unwrap(), &env, began as i64).unwrap();
+        assert_eq!(written, [memory.join("topic/new.md").display().to_string()], "{backend}");
     }
 }

@@ -449,18 +449,18 @@ pub fn written_since(
 ) -> crate::base::error::Result<Vec<String>> {
     let location = crate::context::paths::memory_location(fs, cwd, env)?;
     let shared = crate::context::scope::shared(&location).into_iter().map(|s| s.dir);
-    let mut stack: Vec<String> = std::iter::once(location.memory_dir.clone()).chain(shared).collect();
+    // The project's own memory last on the stack, so it is walked first and whole: a large
+    // shared folder under the cap cannot hide the agent's own saves.
+    let mut stack: Vec<String> = shared.chain(std::iter::once(location.memory_dir.clone())).collect();
     let (mut found, mut walked) = (Vec::new(), 0);
     while let Some(dir) = stack.pop() {
         walked += 1;
         if walked > MAX_WRITTEN_DIRS {
             break;
         }
-        let entries = match fs.list_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.is_not_found() || matches!(e, FsError::NotADirectory(_)) => continue,
-            Err(e) => return Err(e.into()),
-        };
+        // A folder that cannot be read is passed over: one such folder (a shared one is
+        // others' to set) must not cost the turn its extraction.
+        let Ok(entries) = fs.list_dir(&dir) else { continue };
         for entry in entries.into_iter().filter(|e| !e.name.starts_with('.')) {
             let path = crate::base::fs::join(&dir, &entry.name);
             match entry.kind {
