@@ -303,8 +303,10 @@ export class Workspace {
   async callTool(name: string, args: object, by: string = AGENT, asking: ToolAsking = {}): Promise<string> {
     const operation = this.core.toolOperation(name);
     if (!operation) throw new Error(`${name} is not a tool the core answers`);
+    // Only reading runs untrusted: every other operation's grant may write (check recovers
+    // the memory, sync and extraction write it).
+    if (operation !== "read" && operation !== "recall") assertTrusted();
     const writes = operation === "write" || operation === "write-shared";
-    if (writes) assertTrusted();
     const target = this.target(by);
     const grant = operation === "recall" ? this.indexGrant() : this.core.open(operation, target);
     const embedder = embeddings();

@@ -4,10 +4,10 @@
 //! offers the tools (the MCP server, an editor's tools) hands the call over and shows the
 //! answer; none parses arguments or words an answer.
 //!
-//! The tools answered here need no git. Recall may ask the host's model or embeddings model on
-//! the way ([`resume`] goes on); its answer carries the recall session for the host to keep.
-//! The others (check, team sync, the dream, extraction) run through their own step machines,
-//! and [`operation_of`] says `None` for them.
+//! Every tool in the catalog is answered here. On the way a call may ask the host for a model
+//! reply or embeddings (recall, the dream, extraction; [`resume`] goes on) or for a git command
+//! (check, team sync; [`resume_git`]); recall's answer carries the recall session for the host
+//! to keep.
 
 use crate::base::error::{Error, Result};
 use crate::base::fs::{Fs, join};
@@ -87,8 +87,8 @@ pub enum ToolStep {
     Done(ToolAnswer),
 }
 
-/// What a call of `name` may read and write, for `paths.plan`; `None` for a tool this module
-/// does not answer.
+/// What a call of `name` may read and write, for `paths.plan`; `None` for a name that is no
+/// tool.
 pub fn operation_of(name: &str) -> Option<Operation> {
     match name {
         "memory_index" | "memory_list" | "memory_instructions" => Some(Operation::Read),

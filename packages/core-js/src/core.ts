@@ -364,7 +364,7 @@ export class MemoryCore {
     return this.call("tools.catalog", undefined, (r) => r.tools.catalog());
   }
 
-  /** What a call of the tool `name` may read and write (plan it with `open`); undefined for a tool `callTool` does not answer (check, team sync, the dream, extraction). */
+  /** What a call of the tool `name` may read and write (plan it with `open`); undefined for a name that is no tool. */
   toolOperation(name: string): Operation | undefined {
     return this.call("tools.operation-of", undefined, (r) => r.tools.operationOf(name));
   }
