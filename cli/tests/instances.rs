@@ -115,6 +115,22 @@ fn a_hook_session_start_costs_one_instance() {
     assert!(text.as_str().is_some_and(|t| t.contains("deploy-process")), "{text}");
 }
 
+/// A check is one instance: the core plans its grant (the memory directory writable because it
+/// exists) and runs on it; the host no longer asks where the memory is first.
+#[test]
+fn a_check_costs_one_instance_planned_by_the_core() {
+    let p = Project::new();
+    let dir = p.memory_dir();
+    memory(&dir, "deploy-process", "deploys go through the staging cluster before production");
+    let (_, calls) = p.run(&["check", "--cwd", p.repo.to_str().unwrap()], None);
+    let funcs: Vec<&str> = calls.iter().map(|c| c.func.as_str()).collect();
+    assert_eq!(instances(&calls).len(), 1, "{funcs:?}");
+    assert_eq!(funcs.first(), Some(&"paths.plan"), "{funcs:?}");
+    assert!(!funcs.contains(&"paths.locate"), "{funcs:?}");
+    let write = &calls[0].result["val"]["write"];
+    assert_eq!(write, &json!([dir.display().to_string()]), "{funcs:?}");
+}
+
 /// An MCP `memory_save` into a project with no memory yet is one instance and one tool call:
 /// it used to be six, four of which asked where the memory is, and the server parsed the
 /// arguments and worded the answer itself.

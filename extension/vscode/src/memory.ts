@@ -233,13 +233,13 @@ export class Workspace {
    * what the project's git says when it is a repository (the core asks; this runs git).
    */
   check(): CheckReport {
-    const location = this.location();
-    const dir = location.memoryDir;
-    const grant = readEverything();
-    if (fs.existsSync(dir) && vscode.workspace.isTrusted) grant.grantWrite(dir);
+    // Trusted, the core's plan: the memory folder writable when it exists, to finish a write
+    // a killed writer left half-done. Untrusted, nothing is written.
+    const target = this.target();
+    const grant = vscode.workspace.isTrusted ? this.core.open("check", target) : readEverything();
     // Git runs in a trusted workspace only: elsewhere the core searches the tree itself.
     const untrusted = { status: undefined, stdout: "", stderr: "not run: the workspace is not trusted" };
-    return this.core.check(grant, this.target(), BigInt(Date.now()), (command) => (vscode.workspace.isTrusted ? runGitSync(command) : untrusted));
+    return this.core.check(grant, target, BigInt(Date.now()), (command) => (vscode.workspace.isTrusted ? runGitSync(command) : untrusted));
   }
 
   /** The safe repairs to MEMORY.md (never a memory file); each change. */
@@ -250,10 +250,10 @@ export class Workspace {
 
   /** Writes MEMORY.md when memory files exist and it does not (R6.5); what was done, if anything. */
   rebuildIndex(): string | undefined {
-    const dir = this.location().memoryDir;
-    if (!fs.existsSync(dir)) return undefined;
     if (!vscode.workspace.isTrusted) return undefined;
-    const rebuilt = this.core.rebuildIndex(readEverything().grantWrite(dir), this.target(), BigInt(Date.now()));
+    // A check's plan: the memory folder writable when it exists, never created.
+    const target = this.target();
+    const rebuilt = this.core.rebuildIndex(this.core.open("check", target), target, BigInt(Date.now()));
     return rebuilt && `MEMORY.md was missing: wrote ${rebuilt.path} with ${rebuilt.entries} entries`;
   }
 

@@ -28,8 +28,9 @@ pub enum Operation {
     /// project's memory directory, which is created only when user-wide or group memory is on (a
     /// project with no memory of its own still recalls those).
     Hook,
-    /// A check: the project's memory directory writable when it exists, to finish a write a
-    /// killed writer left half-done; never created.
+    /// A check, or a missing MEMORY.md rebuilt (R6.5): the project's memory directory writable
+    /// when it exists, to finish a write a killed writer left half-done or to write the index;
+    /// never created.
     Check,
 }
 
