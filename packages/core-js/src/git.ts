@@ -99,6 +99,10 @@ export function runGitAsync(command: GitCommand): Promise<GitOutput> {
               : stderr,
       });
     });
+    // A git that exits before reading its input (one that needs none, or failed at once)
+    // closes the pipe: its exit status says what happened, and the EPIPE would otherwise be
+    // an uncaught exception in the host.
+    child.stdin.on("error", () => {});
     child.stdin.end(command.stdin ?? "");
   });
 }
