@@ -345,6 +345,7 @@ mod component {
                 W::WriteShared => plan::Operation::WriteShared,
                 W::Hook => plan::Operation::Hook,
                 W::Check => plan::Operation::Check,
+                W::ApproveExternal => plan::Operation::ApproveExternal,
             };
             plan::plan(&HostFs, operation, &core_target(target)).map_err(wit_error)
         }
@@ -1237,6 +1238,7 @@ mod component {
                 plan::Operation::WriteShared => W::WriteShared,
                 plan::Operation::Hook => W::Hook,
                 plan::Operation::Check => W::Check,
+                plan::Operation::ApproveExternal => W::ApproveExternal,
             })
         }
 

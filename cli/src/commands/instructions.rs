@@ -1,9 +1,11 @@
 //! `memdir instructions`: the instruction files in load order (R3).
 
-use crate::context::{Context, Failure, Outcome};
+use crate::context::{Context, Outcome};
 use crate::ops::index::rebuild_missing_index;
 use crate::ops::instructions::{LoadArgs, warn};
 use crate::ops::whole_tree;
+use memdir_harness::contract::plan::Operation;
+use memdir_harness::contract::target::Target;
 use serde::Serialize;
 use std::io::Write;
 
@@ -37,13 +39,12 @@ struct Json<'a> {
 pub fn run(ctx: &Context, args: Args, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
     let resolved = args.load.resolve()?;
     if args.approve_external {
-        // The core picks the file (`$CLAUDE_CONFIG_DIR/.claude.json`, else `~/.claude.json`);
-        // the grant covers both places it may be.
-        let mut fs = whole_tree()?;
-        for dir in ["CLAUDE_CONFIG_DIR", "HOME"].iter().filter_map(|v| ctx.var(v)) {
-            fs = fs.grant_write(dir).map_err(|e| Failure::input(format!("{dir}: {e}")))?;
-        }
-        let file = ctx.core(fs)?.approve_external(resolved.request(ctx.env()).cwd, ctx.env())?;
+        // The core picks the file (`$CLAUDE_CONFIG_DIR/.claude.json`, else `~/.claude.json`)
+        // and plans the grant: that file's folder only.
+        let cwd = resolved.request(ctx.env()).cwd;
+        let mut core = ctx.core(whole_tree()?)?;
+        core.open(Operation::ApproveExternal, &Target::new(cwd, ctx.env()))?;
+        let file = core.approve_external(cwd, ctx.env())?;
         writeln!(err, "memdir: imports from outside this project are approved ({file})")?;
     }
     // As the terminal agent does when it loads memory: a missing MEMORY.md is written from the

@@ -184,10 +184,10 @@ export class Workspace {
    */
   approveExternalImports(): string {
     assertTrusted();
-    const env = coreEnv();
-    const grant = readEverything();
-    for (const [name, value] of env) if (name === "HOME" || name === "CLAUDE_CONFIG_DIR") grant.grantWrite(value);
-    return this.core.approveExternal(grant, this.cwd(), env);
+    const target = this.target();
+    // The core's plan: the folder of the state file it writes, nothing else.
+    const grant = this.core.open("approve-external", target);
+    return this.core.approveExternal(grant, target.cwd, target.env);
   }
 
   /** What the instruction files say about themselves: large files, imports not loaded (R3.4). */

@@ -32,6 +32,10 @@ pub enum Operation {
     /// when it exists, to finish a write a killed writer left half-done or to write the index;
     /// never created.
     Check,
+    /// Approving imports from outside the project (R3.4), which a person does and no tool
+    /// offers: the folder of the agent's state file (`$CLAUDE_CONFIG_DIR`, else `$HOME`),
+    /// where [`crate::context::approval::approve`] writes `.claude.json`.
+    ApproveExternal,
 }
 
 /// The roots a host grants: `read` read-only, `write` read-write. The host creates each `write`
@@ -49,8 +53,14 @@ pub struct Grant {
 /// anywhere, so every operation reads the whole tree; what it writes is the point of the plan.
 pub fn plan(fs: &dyn Fs, operation: Operation, target: &Target) -> Result<Grant> {
     let read = vec!["/".to_string()];
-    if operation == Operation::Read {
-        return Ok(Grant { read, write: Vec::new() });
+    match operation {
+        Operation::Read => return Ok(Grant { read, write: Vec::new() }),
+        Operation::ApproveExternal => {
+            let file = crate::context::approval::state_file(&target.env);
+            let write = file.as_deref().and_then(crate::base::fs::parent).map(str::to_string);
+            return Ok(Grant { read, write: write.into_iter().collect() });
+        }
+        _ => {}
     }
     // A memory directory named outright is the only one written.
     let (own, shared) = match &target.memory_dir {
@@ -63,7 +73,7 @@ pub fn plan(fs: &dyn Fs, operation: Operation, target: &Target) -> Result<Grant>
     };
     let is_dir = |dir: &String| fs.stat(dir).is_ok_and(|s| s.kind == EntryKind::Dir);
     let write = match operation {
-        Operation::Read => Vec::new(),
+        Operation::Read | Operation::ApproveExternal => Vec::new(),
         Operation::Write => vec![own],
         Operation::WriteShared => std::iter::once(own).chain(shared).collect(),
         Operation::Recall => std::iter::once(own).chain(shared).filter(is_dir).collect(),
